@@ -1,0 +1,7 @@
+#ifndef JOULE_CBLUETOOTH_SHIM_H
+#define JOULE_CBLUETOOTH_SHIM_H
+#include <sys/socket.h>
+#include <bluetooth/bluetooth.h>
+#include <bluetooth/hci.h>
+#include <bluetooth/hci_lib.h>
+#endif

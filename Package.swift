@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Joule",
+    products: [
+        .executable(name: "joule", targets: ["joule"]),
+        .library(name: "JouleHardware", targets: ["JouleHardware"]),
+        .library(name: "JoulePolicy", targets: ["JoulePolicy"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+    ],
+    targets: [
+        // C libraries only: module maps and tiny shims, no logic.
+        .systemLibrary(
+            name: "CUdev", path: "CModules/CUdev",
+            pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(
+            name: "CBluetooth", path: "CModules/CBluetooth",
+            pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        // Readings as Sendable values; knows nothing of policy.
+        .target(name: "JouleHardware", dependencies: ["CUdev", "CBluetooth"]),
+        // State engines and enforcement; never touches a file descriptor or C pointer itself.
+        .target(name: "JoulePolicy", dependencies: ["JouleHardware"]),
+        // Argument parsing and printing only.
+        .executableTarget(
+            name: "joule",
+            dependencies: [
+                "JoulePolicy",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware"]),
+        .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy"]),
+        // Runs the built `joule` binary against fixtures, with and without umockdev.
+        .testTarget(name: "JouleCLITests", dependencies: ["joule"]),
+    ]
+)

@@ -1,0 +1,8 @@
+/// Where device snapshots come from: libudev on a live system, or a fixture tree.
+///
+/// Both implementations must return identical snapshots for the same tree; the CLI tests
+/// check this on every fixture by running the udev path under umockdev.
+public protocol DeviceSource: Sendable {
+    /// Every device of `subsystem`, sorted by sysname. An absent subsystem is an empty list.
+    func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot]
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The `joule` command: parses arguments, calls the policy layer, prints.
+struct Joule: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "joule",
+        abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU and beacons.",
+        subcommands: []
+    )
+}
+
+/// Entry point that maps argument errors to exit status 2 (as the CLI contract says),
+/// instead of ArgumentParser's default of 64.
+@main
+enum JouleMain {
+    static func main() async {
+        do {
+            var command = try Joule.parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = Joule.exitCode(for: error)
+            if code == .validationFailure {
+                Console.error(Joule.fullMessage(for: error))
+                exit(2)
+            }
+            Joule.exit(withError: error)
+        }
+    }
+}
