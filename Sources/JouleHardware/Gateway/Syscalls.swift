@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The one place where the hardware layer calls the C library for files and processes.
+/// Each wrapper retries EINTR and turns errno into a `HardwareError` naming the call and path.
+public enum Syscalls {
+    // MARK: files
+
+    /// Reads a whole file with open(2)/read(2). sysfs attributes are at most a page, /proc
+    /// files a few pages; `limit` bounds what a hostile or endless file can make us buffer.
+    public static func readFile(_ path: String, limit: Int = 1 << 20) throws(HardwareError) -> [UInt8] {
+        let fd = try open(path, O_RDONLY | O_CLOEXEC)
+        defer { _ = Glibc.close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while result.count < limit {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                result.append(contentsOf: chunk[0..<n])
+            } else if n == 0 {
+                break
+            } else if errno == EINTR {
+                continue
+            } else {
+                throw HardwareError(operation: "read", path: path, errno: .current)
+            }
+        }
+        return result
+    }
+
+    /// A file's text, decoded as UTF-8 with invalid bytes replaced.
+    public static func readText(_ path: String) throws(HardwareError) -> String {
+        String(decoding: try readFile(path), as: UTF8.self)
+    }
+
+    /// open(2), retrying EINTR.
+    public static func open(_ path: String, _ flags: Int32) throws(HardwareError) -> Int32 {
+        while true {
+            let fd = Glibc.open(path, flags)
+            if fd >= 0 { return fd }
+            if errno == EINTR { continue }
+            throw HardwareError(operation: "open", path: path, errno: .current)
+        }
+    }
+
+    /// pread(2) into `buffer` at `offset`, retrying EINTR; returns the byte count.
+    public static func pread(
+        _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int = 0, path: String
+    ) throws(HardwareError) -> Int {
+        while true {
+            let n = Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if n >= 0 { return n }
+            if errno == EINTR { continue }
+            throw HardwareError(operation: "pread", path: path, errno: .current)
+        }
+    }
+
+    /// close(2). Errors are ignored: after close the descriptor is gone either way.
+    public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+
+    /// Names in a directory, without `.` and `..`, sorted.
+    public static func listDirectory(_ path: String) throws(HardwareError) -> [String] {
+        guard let dir = opendir(path) else {
+            throw HardwareError(operation: "opendir", path: path, errno: .current)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// What a path is, following symlinks; nil when it does not exist or cannot be stat'ed.
+    public enum FileKind: Sendable { case regular, directory, other }
+
+    public static func kind(of path: String) -> FileKind? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        default: return .other
+        }
+    }
+
+    /// Whether the file's mode lets anyone read it. Write-only sysfs attributes fail with EIO
+    /// even for root, so readers skip them instead of reporting an error.
+    public static func isReadableByMode(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0
+    }
+
+    /// The target of a symbolic link, as stored (possibly relative).
+    public static func readLink(_ path: String) throws(HardwareError) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n >= 0 else { throw HardwareError(operation: "readlink", path: path, errno: .current) }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// realpath(3): the absolute path with every symlink resolved.
+    public static func realPath(_ path: String) throws(HardwareError) -> String {
+        guard let resolved = realpath(path, nil) else {
+            throw HardwareError(operation: "realpath", path: path, errno: .current)
+        }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
