@@ -1,0 +1,46 @@
+/// Which entries of a device directory count as attributes, shared by the libudev and the
+/// fixture source so that both yield the same snapshot for the same tree.
+///
+/// - Regular files readable by mode are attributes (write-only ones fail with EIO even for
+///   root, so they are skipped rather than reported as broken).
+/// - `uevent` is parsed into properties instead.
+/// - Symlinks to existing targets (`subsystem`, `device`, `driver`) and directories are
+///   structure, not attributes.
+/// - A dangling symlink is an attribute whose read fails: fixtures use it to stand for a
+///   sensor that errors (see hw-fixtures/README.md). Its errno comes from stat(2) on both paths.
+enum DeviceAttributePolicy {
+    enum Decision: Equatable {
+        case read
+        case dangling(Errno)
+        case skip
+    }
+
+    /// Top-level names only; libudev may also list attributes of subdirectories (`power/...`).
+    static func isCandidateName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("/") && name != "uevent"
+    }
+
+    static func classify(_ path: String) -> Decision {
+        switch Syscalls.entryKind(of: path) {
+        case .regular?:
+            return Syscalls.isReadableByMode(path) ? .read : .skip
+        case .symlink?:
+            if let failure = Syscalls.statFailure(path) { return .dangling(failure) }
+            return .skip
+        default:
+            return .skip
+        }
+    }
+
+    /// Attribute text as both sources report it: surrounding whitespace and newlines trimmed.
+    static func text(_ raw: String) -> String {
+        var scalars = Substring.UnicodeScalarView(raw.unicodeScalars)
+        while let first = scalars.first, isTrimmed(first) { scalars.removeFirst() }
+        while let last = scalars.last, isTrimmed(last) { scalars.removeLast() }
+        return String(scalars)
+    }
+
+    private static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || scalar == "\0"
+    }
+}

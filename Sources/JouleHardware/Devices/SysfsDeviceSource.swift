@@ -1,0 +1,88 @@
+/// The fixture device source: reads `ROOT/sys/class/<subsystem>/*` directly, following each
+/// class link into `ROOT/sys/devices/...`, and reports what libudev would for the same tree.
+public struct SysfsDeviceSource: DeviceSource {
+    /// The tree's root as given (the directory holding `sys/`).
+    public let root: String
+
+    public init(root: String) {
+        self.root = root
+    }
+
+    /// Fails with the path and errno when the root itself cannot be read; an absent
+    /// `sys/class/<subsystem>` is an empty list, as on a machine without that hardware.
+    public func checkRoot() throws(HardwareError) {
+        guard Syscalls.kind(of: root) == .directory else {
+            let failure = Syscalls.statFailure(root) ?? .notDirectory
+            throw HardwareError(operation: "open root", path: root, errno: failure)
+        }
+        _ = try Syscalls.listDirectory(root)
+    }
+
+    public func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot] {
+        try checkRoot()
+        let resolvedRoot = try Syscalls.realPath(root)
+        let classDirectory = root + "/sys/class/" + subsystem
+        guard Syscalls.kind(of: classDirectory) != nil else { return [] }
+        let names = try Syscalls.listDirectory(classDirectory)
+
+        var snapshots: [DeviceSnapshot] = []
+        for name in names {
+            // A link that leads nowhere or outside the tree's /sys/devices is not a device.
+            guard let devicePath = try? Syscalls.realPath(classDirectory + "/" + name),
+                Syscalls.kind(of: devicePath) == .directory
+            else { continue }
+            let sysPrefix = resolvedRoot == "/" ? "/sys/devices/" : resolvedRoot + "/sys/devices/"
+            guard devicePath.hasPrefix(sysPrefix) else { continue }
+            let syspath = "/sys/devices/" + devicePath.dropFirst(sysPrefix.count)
+            snapshots.append(snapshot(subsystem: subsystem, sysname: name, syspath: syspath, directory: devicePath))
+        }
+        return snapshots.sorted { $0.sysname < $1.sysname }
+    }
+
+    private func snapshot(subsystem: String, sysname: String, syspath: String, directory: String) -> DeviceSnapshot {
+        var attributes: [String: AttributeRead] = [:]
+        let entries = (try? Syscalls.listDirectory(directory)) ?? []
+        for name in entries where DeviceAttributePolicy.isCandidateName(name) {
+            let path = directory + "/" + name
+            switch DeviceAttributePolicy.classify(path) {
+            case .skip:
+                continue
+            case .dangling(let failure):
+                attributes[name] = .failed(failure)
+            case .read:
+                do {
+                    attributes[name] = .value(DeviceAttributePolicy.text(Self.cText(try Syscalls.readFile(path))))
+                } catch {
+                    attributes[name] = .failed(error.errno ?? .ioError)
+                }
+            }
+        }
+        return DeviceSnapshot(
+            subsystem: subsystem, sysname: sysname, syspath: syspath,
+            properties: Self.properties(directory: directory, subsystem: subsystem, sysname: sysname, syspath: syspath),
+            attributes: attributes)
+    }
+
+    /// Text up to the first NUL, as libudev hands attribute values out as C strings.
+    static func cText(_ bytes: [UInt8]) -> String {
+        let end = bytes.firstIndex(of: 0) ?? bytes.endIndex
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
+    /// The `uevent` file's KEY=value lines plus the keys udev always adds (DEVPATH,
+    /// SUBSYSTEM), so the fixture path matches what libudev reports for the same tree.
+    static func properties(directory: String, subsystem: String, sysname: String, syspath: String) -> [String: String] {
+        var properties: [String: String] = [:]
+        if let bytes = try? Syscalls.readFile(directory + "/uevent") {
+            for line in cText(bytes).split(whereSeparator: { $0 == "\n" }) {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                let key = String(line[..<equals])
+                guard !key.isEmpty else { continue }
+                properties[key] = String(line[line.index(after: equals)...])
+            }
+        }
+        properties["DEVPATH"] = String(syspath.dropFirst("/sys".count))
+        properties["SUBSYSTEM"] = subsystem
+        return properties
+    }
+}

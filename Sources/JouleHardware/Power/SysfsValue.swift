@@ -1,0 +1,46 @@
+/// Strict readers for power_supply attribute text. A value that is not a plain decimal
+/// number (garbage, "-NaN", empty) is nil, never 0.
+enum SysfsValue {
+    /// A decimal number such as `48000000`, `-787000` or `12.5`; nil for anything else.
+    static func number(_ device: DeviceSnapshot, _ name: String) -> Double? {
+        guard let text = device.string(name) else { return nil }
+        return number(text)
+    }
+
+    static func number(_ text: String) -> Double? {
+        var digits = 0
+        var dots = 0
+        for (offset, scalar) in text.unicodeScalars.enumerated() {
+            switch scalar {
+            case "0"..."9": digits += 1
+            case ".": dots += 1
+            case "-", "+" where offset == 0: continue
+            default: return nil
+            }
+        }
+        guard digits > 0, dots <= 1, text.utf8.count <= 32, let value = Double(text), value.isFinite else {
+            return nil
+        }
+        return value
+    }
+
+    /// An integer attribute; nil for garbage or values beyond Int.
+    static func integer(_ device: DeviceSnapshot, _ name: String) -> Int? {
+        guard let text = device.string(name) else { return nil }
+        return Int(text)
+    }
+
+    /// A vendor string with invalid UTF-8 (decoded as U+FFFD) and control characters
+    /// dropped, as UPower makes it safe; nil when nothing printable remains.
+    static func safeString(_ device: DeviceSnapshot, _ name: String) -> String? {
+        guard let text = device.string(name) else { return nil }
+        var scalars = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value < 0x20 || value == 0x7F || (0x80...0x9F).contains(value) || value == 0xFFFD { continue }
+            scalars.append(scalar)
+        }
+        let result = DeviceAttributePolicy.text(String(scalars))
+        return result.isEmpty ? nil : result
+    }
+}
