@@ -1,0 +1,12 @@
+/// Reads `ROOT/proc/stat`; the root is `/` live or a fixture tree in tests.
+public struct CPUStatReader: Sendable {
+    public let path: String
+
+    public init(root: String = "/") {
+        path = (root.hasSuffix("/") ? String(root.dropLast()) : root) + "/proc/stat"
+    }
+
+    public func read() throws(HardwareError) -> CPUStat {
+        try CPUStat.parse(try Syscalls.readText(path), path: path)
+    }
+}
