@@ -1,0 +1,149 @@
+import JouleHardware
+
+/// One snapshot of everything `joule status` shows: power supplies, Low Power Mode, thermal
+/// state, CPU. Built here so `joule status` and `joule watch` print the same thing.
+public struct StatusReport: Sendable {
+    public var supplies: PowerSupplies
+    public var thermal: ThermalReadings
+    public var thermalAssessment: ThermalAssessment
+    public var lowPowerOverride: LowPowerOverride
+    public var lowPowerMode: Bool
+    public var warningLevel: BatteryWarningLevel
+    public var cpuCores: Int?
+    /// nil when no tick elapsed between the samples (a static tree) or /proc could not be read.
+    public var cpuUsagePercent: Double?
+
+    public init(
+        supplies: PowerSupplies, thermal: ThermalReadings, lowPowerOverride: LowPowerOverride,
+        cpuCores: Int?, cpuUsagePercent: Double?
+    ) {
+        self.supplies = supplies
+        self.thermal = thermal
+        self.thermalAssessment = ThermalStateRule.evaluate(thermal)
+        self.lowPowerOverride = lowPowerOverride
+        self.lowPowerMode = LowPowerRule.evaluate(supplies, override: lowPowerOverride)
+        self.warningLevel = BatteryWarningLevel.evaluate(supplies.composite)
+        self.cpuCores = cpuCores
+        self.cpuUsagePercent = cpuUsagePercent
+    }
+
+    /// Reads devices from `source` and CPU from `procRoot`/proc/stat, sampling the CPU twice
+    /// with `pause` between (the caller decides how long; a fixture passes no pause).
+    /// Throws when the device source cannot be read at all; an unreadable /proc/stat only
+    /// makes the CPU figures null.
+    public static func collect(
+        source: any DeviceSource, procRoot: String, lowPowerOverride: LowPowerOverride, pause: () -> Void
+    ) throws(HardwareError) -> StatusReport {
+        let cpuReader = CPUStatReader(root: procRoot)
+        let first = try? cpuReader.read()
+        let supplies = try PowerSupplyReader(source: source).read()
+        let thermal = try ThermalReader(source: source).read()
+        var usage: Double?
+        var cores = first?.cores
+        if let first {
+            pause()
+            if let second = try? cpuReader.read() {
+                usage = second.usagePercent(since: first)
+                cores = second.cores
+            }
+        }
+        return StatusReport(
+            supplies: supplies, thermal: thermal, lowPowerOverride: lowPowerOverride,
+            cpuCores: cores.flatMap { $0 > 0 ? $0 : nil }, cpuUsagePercent: usage)
+    }
+
+    public var onBattery: Bool { supplies.onBattery }
+    public var thermalState: ThermalState { thermalAssessment.state }
+
+    // MARK: JSON (the `joule status --json` contract, keys in the documented order)
+
+    public var json: JSONObject {
+        var object = JSONObject()
+        object["onBattery"] = .bool(onBattery)
+        object["lowPowerMode"] = .bool(lowPowerMode)
+        object["thermalState"] = .string(thermalState.description)
+        object["batteries"] = .array(supplies.batteries.map { .object(Self.json(battery: $0)) })
+        object["peripherals"] = .array(supplies.peripherals.map { .object(Self.json(peripheral: $0)) })
+        object["lineSources"] = .array(supplies.lineSources.map { .object(Self.json(line: $0)) })
+        object["composite"] = supplies.composite.map { .object(Self.json(composite: $0)) } ?? .null
+        object["thermalZones"] = .array(thermal.zones.map { .object(Self.json(zone: $0)) })
+        object["coolingDevices"] = .array(thermal.coolingDevices.map { .object(Self.json(cooling: $0)) })
+        object["cpu"] = .object(["cores": .from(cpuCores), "usagePercent": .from(cpuUsagePercent, places: 1)])
+        return object
+    }
+
+    /// Wh, W and V to the mWh/mW/mV the kernel counts in; percentages to 0.1.
+    static func energy(_ value: Double?) -> JSONValue { .from(value, places: 3) }
+    static func percent(_ value: Double?) -> JSONValue { .from(value, places: 1) }
+
+    static func json(battery: Battery) -> JSONObject {
+        [
+            "name": .string(battery.name),
+            "state": .string(battery.state.rawValue),
+            "percentage": percent(battery.percentage),
+            "energyWh": energy(battery.energyWh),
+            "energyFullWh": energy(battery.energyFullWh),
+            "energyFullDesignWh": energy(battery.energyFullDesignWh),
+            "energyRateW": energy(battery.energyRateW),
+            "voltageV": energy(battery.voltageV),
+            "timeToEmptyS": .from(battery.timeToEmptyS),
+            "timeToFullS": .from(battery.timeToFullS),
+            "healthPercent": percent(battery.healthPercent),
+            "cycleCount": .from(battery.cycleCount),
+            "technology": .from(battery.technology),
+            "model": .from(battery.model),
+            "manufacturer": .from(battery.manufacturer),
+        ]
+    }
+
+    static func json(peripheral: Battery) -> JSONObject {
+        [
+            "name": .string(peripheral.name),
+            "model": .from(peripheral.model),
+            "percentage": percent(peripheral.percentage),
+            "state": .string(peripheral.state.rawValue),
+        ]
+    }
+
+    static func json(line: LineSource) -> JSONObject {
+        ["name": .string(line.name), "kind": .string(line.kind), "online": .from(line.online)]
+    }
+
+    static func json(composite: CompositeBattery) -> JSONObject {
+        [
+            "percentage": percent(composite.percentage),
+            "energyWh": energy(composite.energyWh),
+            "energyFullWh": energy(composite.energyFullWh),
+            "energyRateW": energy(composite.energyRateW),
+            "state": .string(composite.state.rawValue),
+            "timeToEmptyS": .from(composite.timeToEmptyS),
+            "timeToFullS": .from(composite.timeToFullS),
+        ]
+    }
+
+    static func json(zone: ThermalZone) -> JSONObject {
+        var object: JSONObject = [
+            "name": .string(zone.name),
+            "type": .from(zone.type),
+            "temperatureC": .from(zone.temperatureC, places: 3),
+        ]
+        if let error = zone.error { object["error"] = .string(error) }
+        object["trips"] = .array(zone.trips.map { trip in
+            .object([
+                "type": .string(trip.kind.name),
+                "temperatureC": .from(trip.temperatureC, places: 3),
+                "hysteresisC": .from(trip.hysteresisC, places: 3),
+            ])
+        })
+        return object
+    }
+
+    static func json(cooling: CoolingDevice) -> JSONObject {
+        [
+            "name": .string(cooling.name),
+            "type": .from(cooling.type),
+            "curState": .from(cooling.curState),
+            "maxState": .from(cooling.maxState),
+        ]
+    }
+}

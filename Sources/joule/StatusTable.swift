@@ -1,0 +1,151 @@
+import JouleHardware
+import JoulePolicy
+
+/// The human-readable `joule status`, laid out like `upower -d` and `sensors`:
+/// one block per device, `unknown` wherever the hardware gave no value.
+enum StatusTable {
+    static func render(_ report: StatusReport) -> String {
+        var lines: [String] = []
+        let supplies = report.supplies
+        let lowPowerHow = report.lowPowerOverride == .auto ? "auto" : "forced \(report.lowPowerOverride.rawValue)"
+        lines.append("System")
+        lines.append(row("on battery", report.onBattery ? "yes" : "no"))
+        lines.append(row("low power mode", "\(report.lowPowerMode ? "on" : "off") (\(lowPowerHow))"))
+        var thermal = report.thermalState.description
+        if let cause = report.thermalAssessment.cause { thermal += " (\(cause))" }
+        lines.append(row("thermal state", thermal))
+        lines.append(row("cpu", "\(report.cpuCores.map(String.init) ?? "unknown") cores, \(percent(report.cpuUsagePercent)) busy"))
+
+        if let composite = supplies.composite {
+            lines.append("")
+            lines.append("Composite battery")
+            lines.append(row("state", composite.state.rawValue))
+            lines.append(row("percentage", percent(composite.percentage)))
+            lines.append(row("energy", "\(number(composite.energyWh, "Wh")) of \(number(composite.energyFullWh, "Wh"))"))
+            lines.append(row("energy rate", number(composite.energyRateW, "W")))
+            if composite.state == .discharging { lines.append(row("time to empty", duration(composite.timeToEmptyS))) }
+            if composite.state == .charging { lines.append(row("time to full", duration(composite.timeToFullS))) }
+            if report.warningLevel != .none { lines.append(row("warning level", report.warningLevel.rawValue)) }
+        }
+
+        for battery in supplies.batteries {
+            lines.append("")
+            lines.append("\(battery.isUPS ? "UPS" : "Battery") \(battery.name)")
+            lines.append(row("state", battery.state.rawValue))
+            lines.append(row("percentage", percent(battery.percentage)))
+            lines.append(row("energy", number(battery.energyWh, "Wh")))
+            lines.append(row("energy full", number(battery.energyFullWh, "Wh")))
+            lines.append(row("energy full design", number(battery.energyFullDesignWh, "Wh")))
+            lines.append(row("energy rate", number(battery.energyRateW, "W")))
+            lines.append(row("voltage", number(battery.voltageV, "V")))
+            lines.append(row("time to empty", duration(battery.timeToEmptyS)))
+            lines.append(row("time to full", duration(battery.timeToFullS)))
+            lines.append(row("health", percent(battery.healthPercent)))
+            lines.append(row("cycle count", battery.cycleCount.map(String.init) ?? "unknown"))
+            lines.append(row("technology", battery.technology ?? "unknown"))
+            lines.append(row("model", battery.model ?? "unknown"))
+            lines.append(row("manufacturer", battery.manufacturer ?? "unknown"))
+        }
+
+        for peripheral in supplies.peripherals {
+            lines.append("")
+            lines.append("Peripheral \(peripheral.name)")
+            lines.append(row("model", peripheral.model ?? "unknown"))
+            lines.append(row("state", peripheral.state.rawValue))
+            lines.append(row("percentage", percent(peripheral.percentage)))
+        }
+
+        if !supplies.lineSources.isEmpty {
+            lines.append("")
+            lines.append("Line power")
+            for source in supplies.lineSources {
+                let online = source.online.map { $0 ? "online" : "offline" } ?? "unknown"
+                lines.append(row(source.name, "\(source.kind), \(online)"))
+            }
+        }
+
+        if !report.thermal.zones.isEmpty {
+            lines.append("")
+            lines.append("Thermal zones")
+            for zone in report.thermal.zones {
+                var text = "\(celsius(zone.temperatureC))  \(zone.type ?? "unknown type")"
+                if zone.mode == "disabled" { text += ", disabled" }
+                let trips = zone.trips.map { "\($0.kind.name) \(celsius($0.temperatureC))" }
+                if !trips.isEmpty { text += "  (" + trips.joined(separator: ", ") + ")" }
+                if let error = zone.error { text += "  [\(error)]" }
+                lines.append(row(zone.name, text))
+            }
+        }
+
+        if !report.thermal.coolingDevices.isEmpty {
+            lines.append("")
+            lines.append("Cooling devices")
+            for device in report.thermal.coolingDevices {
+                let state = "\(device.curState.map(String.init) ?? "?")/\(device.maxState.map(String.init) ?? "?")"
+                var text = "\(device.type ?? "unknown type"), state \(state)"
+                if let error = device.error { text += "  [\(error)]" }
+                lines.append(row(device.name, text))
+            }
+        }
+
+        if !report.thermal.hwmon.isEmpty {
+            lines.append("")
+            lines.append("Sensors (hwmon)")
+            for sensor in report.thermal.hwmon {
+                var text = celsius(sensor.temperatureC)
+                let label = [sensor.chip, sensor.label].compactMap { $0 }.joined(separator: " ")
+                if !label.isEmpty { text += "  \(label)" }
+                if let error = sensor.error { text += "  [\(error)]" }
+                lines.append(row(sensor.name, text))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func row(_ label: String, _ value: String) -> String {
+        let padded = label.count < 20 ? label + String(repeating: " ", count: 20 - label.count) : label + " "
+        return "  " + padded + value
+    }
+
+    static func percent(_ value: Double?) -> String {
+        guard let value else { return "unknown" }
+        return format(value, places: 1) + " %"
+    }
+
+    static func number(_ value: Double?, _ unit: String) -> String {
+        guard let value else { return "unknown" }
+        return format(value, places: 3) + " " + unit
+    }
+
+    static func celsius(_ value: Double?) -> String {
+        guard let value else { return "unknown" }
+        return format(value, places: 1) + " °C"
+    }
+
+    /// `2 h 05 min`, or `unknown`.
+    static func duration(_ seconds: Int?) -> String {
+        guard let seconds else { return "unknown" }
+        let minutes = (seconds + 30) / 60
+        let hours = minutes / 60
+        let rest = minutes % 60
+        return hours > 0 ? "\(hours) h \(rest < 10 ? "0" : "")\(rest) min" : "\(rest) min"
+    }
+
+    /// Fixed decimals without Foundation.
+    static func format(_ value: Double, places: Int) -> String {
+        guard value.isFinite else { return "unknown" }
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 1e15 else { return String(value) }
+        let integer = Int(scaled)
+        let whole = integer / Int(scale)
+        let fraction = integer % Int(scale)
+        var text = (value < 0 && integer != 0 ? "-" : "") + String(whole)
+        if places > 0 {
+            let digits = String(fraction)
+            text += "." + String(repeating: "0", count: places - digits.count) + digits
+        }
+        return text
+    }
+}
