@@ -134,7 +134,7 @@ public struct TimedEvent: Sendable, Hashable {
     }
 
     /// A JSON scalar as shell-friendly text: strings bare, null empty.
-    static func plain(_ value: JSONValue) -> String {
+    public static func plain(_ value: JSONValue) -> String {
         switch value {
         case .string(let s): s
         case .null: ""
