@@ -23,11 +23,7 @@ struct LowPowerCommand: ParsableCommand {
     }
 
     /// The override store for this user, or nil when no state directory can be formed.
-    static func store() -> LowPowerOverrideStore? {
-        LowPowerOverrideStore.defaultDirectory(
-            environment: Syscalls.environment(), isRoot: Syscalls.effectiveUserID == 0
-        ).map(LowPowerOverrideStore.init(directory:))
-    }
+    static func store() -> LowPowerOverrideStore? { LowPowerOverrideStore.forCurrentUser() }
 
     func run() throws {
         guard let store = Self.store() else {

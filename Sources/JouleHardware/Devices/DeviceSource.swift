@@ -5,4 +5,12 @@
 public protocol DeviceSource: Sendable {
     /// Every device of `subsystem`, sorted by sysname. An absent subsystem is an empty list.
     func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot]
+
+    /// A live stream of uevents for `subsystems`, or nil where the source has none (a fixture
+    /// tree is polled instead).
+    func monitor(subsystems: [String]) throws(HardwareError) -> UdevMonitor?
+}
+
+extension DeviceSource {
+    public func monitor(subsystems: [String]) throws(HardwareError) -> UdevMonitor? { nil }
 }

@@ -7,3 +7,9 @@ public struct UdevDeviceSource: DeviceSource {
         try UdevGateway.devices(subsystem: subsystem)
     }
 }
+
+extension UdevDeviceSource {
+    public func monitor(subsystems: [String]) throws(HardwareError) -> UdevMonitor? {
+        try UdevMonitor(subsystems: subsystems)
+    }
+}

@@ -226,3 +226,23 @@ extension Syscalls {
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 }
+
+// MARK: event loops
+
+extension Syscalls {
+    /// A close-on-exec pipe: (read end, write end). Used to wake a thread blocked in poll(2).
+    public static func pipe() throws(HardwareError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard Glibc.pipe(&fds) == 0 else {
+            throw HardwareError(operation: "pipe", path: "pipe", errno: .current)
+        }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return (fds[0], fds[1])
+    }
+
+    /// Writes one byte, ignoring a full pipe (the reader is already woken).
+    public static func poke(_ fd: Int32) {
+        var byte: UInt8 = 1
+        _ = Glibc.write(fd, &byte, 1)
+    }
+}

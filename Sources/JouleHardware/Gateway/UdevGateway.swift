@@ -101,3 +101,59 @@ public enum UdevGateway {
             properties: properties, attributes: attributes)
     }
 }
+
+// MARK: monitor
+
+extension UdevGateway {
+    /// Runs a udev monitor for `subsystems` on the calling thread until `stopFD` turns readable
+    /// or fails, calling `ready` once listening and `onEvent` for every uevent. Blocks: call it
+    /// from a thread of its own, which then owns every libudev object it creates.
+    public static func runMonitor(
+        subsystems: [String], stopFD: Int32, ready: () -> Void, onEvent: (DeviceEvent) -> Void
+    ) throws(HardwareError) {
+        guard let udev = udev_new() else {
+            throw HardwareError(operation: "udev_new", path: "netlink:udev", errno: .current)
+        }
+        defer { udev_unref(udev) }
+        // The "udev" group carries events after udevd has processed them, as UPower listens.
+        guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
+            throw HardwareError(operation: "udev_monitor_new_from_netlink", path: "netlink:udev", errno: .current)
+        }
+        defer { udev_monitor_unref(monitor) }
+        for subsystem in subsystems {
+            let status = udev_monitor_filter_add_match_subsystem_devtype(monitor, subsystem, nil)
+            guard status >= 0 else {
+                throw HardwareError(operation: "udev_monitor_filter_add_match_subsystem_devtype", path: subsystem, errno: Errno(-status))
+            }
+        }
+        let status = udev_monitor_enable_receiving(monitor)
+        guard status >= 0 else {
+            throw HardwareError(operation: "udev_monitor_enable_receiving", path: "netlink:udev", errno: Errno(-status))
+        }
+        let monitorFD = udev_monitor_get_fd(monitor)
+        ready()
+
+        var fds = [pollfd(fd: monitorFD, events: Int16(POLLIN), revents: 0), pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        while true {
+            let count = poll(&fds, nfds_t(fds.count), -1)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw HardwareError(operation: "poll", path: "netlink:udev", errno: .current)
+            }
+            if fds[1].revents != 0 { return }
+            if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+                throw HardwareError(operation: "poll", path: "netlink:udev", detail: "monitor socket closed")
+            }
+            // The socket is non-blocking: drain every queued event.
+            while let device = udev_monitor_receive_device(monitor) {
+                defer { udev_device_unref(device) }
+                let event = DeviceEvent(
+                    action: udev_device_get_action(device).map { String(cString: $0) } ?? "change",
+                    subsystem: udev_device_get_subsystem(device).map { String(cString: $0) } ?? "",
+                    sysname: udev_device_get_sysname(device).map { String(cString: $0) } ?? "",
+                    syspath: udev_device_get_syspath(device).map { String(cString: $0) } ?? "")
+                onEvent(event)
+            }
+        }
+    }
+}

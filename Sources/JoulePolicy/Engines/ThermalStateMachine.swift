@@ -33,6 +33,17 @@ public struct ThermalStateMachine: Sendable {
         self.staleAfter = staleAfter
     }
 
+    /// Takes the first reading's state as it is, without debounce or an event: the snapshot
+    /// that precedes all events already reports it.
+    public mutating func start(_ readings: ThermalReadings, at time: Double) {
+        let assessment = ThermalStateRule.evaluate(readings)
+        lastAssessment = assessment
+        state = assessment.state
+        cause = assessment.cause
+        candidate = nil
+        lastVotes = Dictionary(assessment.votes.map { ($0.name, ($0, time)) }, uniquingKeysWith: { a, _ in a })
+    }
+
     /// Whether a change is waiting for confirmation: the caller should read again soon.
     public var isConfirming: Bool { candidate != nil }
 

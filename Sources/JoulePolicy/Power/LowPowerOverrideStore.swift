@@ -35,3 +35,12 @@ public struct LowPowerOverrideStore: Sendable {
         try Syscalls.writeFileAtomically(path, Array((value.rawValue + "\n").utf8))
     }
 }
+
+extension LowPowerOverrideStore {
+    /// The store for the user running this process, or nil when no state directory can be
+    /// formed (no JOULE_STATE_DIR, not root, no HOME).
+    public static func forCurrentUser() -> LowPowerOverrideStore? {
+        defaultDirectory(environment: Syscalls.environment(), isRoot: Syscalls.effectiveUserID == 0)
+            .map(LowPowerOverrideStore.init(directory:))
+    }
+}

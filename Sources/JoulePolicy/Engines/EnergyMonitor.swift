@@ -1,0 +1,156 @@
+import JouleHardware
+
+/// The live engines: reads power supplies and thermal inputs on an adaptive schedule (and at
+/// once on a uevent), runs them through the power and thermal state machines, and emits
+/// events. Hardware reads go through a `DeviceSource`, time through a `JouleClock`, so the same
+/// loop runs live, on a fixture tree, and under a manual clock in tests.
+public actor EnergyMonitor {
+    public struct Configuration: Sendable {
+        public var schedule = PollSchedule()
+        public var power = PowerStateMachine.Configuration()
+        /// Consecutive reads a thermal change must be seen on.
+        public var thermalConfirmations = 2
+        /// Where /proc lives for the snapshot's CPU figures.
+        public var procRoot = "/"
+        /// Listen for uevents when the source offers them.
+        public var useDeviceEvents = true
+
+        public init() {}
+    }
+
+    private let source: any DeviceSource
+    private let overrideStore: LowPowerOverrideStore?
+    private let clock: any JouleClock
+    private let configuration: Configuration
+    private let warn: @Sendable (String) -> Void
+
+    private var power: PowerStateMachine
+    private var thermal: ThermalStateMachine
+    private var supplies: PowerSupplies?
+    private var nextPowerRead = -Double.infinity
+    private var nextThermalRead = -Double.infinity
+    private var started = false
+
+    public init(
+        source: any DeviceSource, overrideStore: LowPowerOverrideStore?, clock: any JouleClock,
+        configuration: Configuration = Configuration(), warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.source = source
+        self.overrideStore = overrideStore
+        self.clock = clock
+        self.configuration = configuration
+        self.warn = warn
+        power = PowerStateMachine(configuration: configuration.power)
+        thermal = ThermalStateMachine(confirmations: configuration.thermalConfirmations)
+    }
+
+    public var lowPowerMode: Bool { power.lowPowerMode }
+    public var thermalState: ThermalState { thermal.state }
+    public var warningLevel: BatteryWarningLevel { power.warningLevel }
+
+    /// Reads everything once, sets the engines' starting states without events, and returns
+    /// the snapshot (the same content as `joule status`). Throws when the source cannot be read.
+    @discardableResult
+    public func start() throws(HardwareError) -> StatusReport {
+        let override = overrideStore?.load() ?? .auto
+        let report = try StatusReport.collect(
+            source: source, procRoot: configuration.procRoot, lowPowerOverride: override, pause: {})
+        let now = clock.now()
+        power.start(report.supplies, override: override, at: now)
+        thermal.start(report.thermal, at: now)
+        supplies = report.supplies
+        nextPowerRead = now + configuration.schedule.powerInterval(power, supplies: supplies, now: now)
+        nextThermalRead = now + configuration.schedule.thermalInterval(thermal)
+        started = true
+        return report
+    }
+
+    private enum Wake: Sendable {
+        case timer
+        case device(DeviceEvent)
+    }
+
+    /// Runs until the calling task is cancelled, handing every event to `emit` in order.
+    public func run(emit: @escaping @Sendable (TimedEvent) async -> Void) async {
+        if !started {
+            do {
+                try start()
+            } catch {
+                warn("cannot read devices: \(error)")
+            }
+        }
+        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
+        var monitor: UdevMonitor?
+        if configuration.useDeviceEvents {
+            do {
+                monitor = try source.monitor(subsystems: ["power_supply"])
+            } catch {
+                warn("no uevents, polling only: \(error)")
+            }
+        }
+        let deviceTask = monitor.map { monitor in
+            Task {
+                for await event in monitor.events { wake.yield(.device(event)) }
+            }
+        }
+        var timer = arm(deadline: min(nextPowerRead, nextThermalRead), wake: wake)
+        defer {
+            timer.cancel()
+            deviceTask?.cancel()
+            monitor?.stop()
+        }
+
+        for await reason in wakes {
+            if Task.isCancelled { break }
+            let now = clock.now()
+            var readPower = now >= nextPowerRead
+            var readThermal = now >= nextThermalRead
+            if case .device(let event) = reason {
+                if event.subsystem == "power_supply" { readPower = true } else { readThermal = true }
+            }
+            let override = overrideStore?.load() ?? .auto
+            if override != power.override { readPower = true }
+
+            var events: [EnergyEvent] = []
+            if readPower {
+                do {
+                    let fresh = try PowerSupplyReader(source: source).read()
+                    events += power.update(fresh, override: override, at: now)
+                    supplies = fresh
+                } catch {
+                    warn("power supplies: \(error)")
+                }
+                nextPowerRead = now + configuration.schedule.powerInterval(power, supplies: supplies, now: now)
+            }
+            if readThermal {
+                do {
+                    let readings = try ThermalReader(source: source).read()
+                    if let change = thermal.update(readings, at: now) {
+                        events.append(.thermalStateDidChange(state: change.state, previous: change.previous, cause: change.cause))
+                    }
+                } catch {
+                    warn("thermal: \(error)")
+                }
+                nextThermalRead = now + configuration.schedule.thermalInterval(thermal)
+            }
+            for event in events {
+                await emit(TimedEvent(timestamp: now, event: event, lowPowerMode: power.lowPowerMode, thermalState: thermal.state))
+            }
+            timer.cancel()
+            timer = arm(deadline: min(nextPowerRead, nextThermalRead), wake: wake)
+        }
+    }
+
+    /// A task that wakes the loop at `deadline`.
+    private func arm(deadline: Double, wake: AsyncStream<Wake>.Continuation) -> Task<Void, Never> {
+        let clock = self.clock
+        return Task {
+            do {
+                try await clock.sleep(until: deadline)
+                wake.yield(.timer)
+            } catch {
+                // Cancelled: a newer deadline replaced this one.
+            }
+        }
+    }
+}

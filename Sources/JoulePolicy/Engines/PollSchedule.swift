@@ -1,0 +1,56 @@
+import JouleHardware
+
+/// How often the engines read hardware. An energy tool's own wakeups count, so reads are
+/// slow while nothing is near a threshold and fast only where a change is likely: after
+/// line power changes, while a time estimate is being formed, near a battery threshold, near
+/// a thermal threshold, and while a thermal change awaits confirmation. UPower polls every
+/// 30 s, every 5 s while estimating, and every second for 5 s after line power changes.
+public struct PollSchedule: Sendable, Hashable {
+    /// One interval for everything (`joule watch --interval`), overriding the adaptive rules.
+    public var fixedIntervalS: Double?
+    public var powerStableS = 30.0
+    public var powerEstimatingS = 5.0
+    public var powerAfterLineChangeS = 1.0
+    public var afterLineChangeWindowS = 5.0
+    public var powerNearThresholdS = 5.0
+    /// Within this many percentage points of a battery threshold counts as near.
+    public var nearThresholdPercent = 1.0
+    public var thermalFarS = 10.0
+    public var thermalNearS = 2.0
+    /// Within this many °C of a thermal threshold counts as near.
+    public var thermalNearWithinC = 5.0
+    /// The confirming re-read of a thermal change (the debounce), kept short so a real change
+    /// is still announced within one poll interval.
+    public var thermalConfirmS = 0.1
+
+    public init(fixedIntervalS: Double? = nil) {
+        self.fixedIntervalS = fixedIntervalS
+    }
+
+    public func powerInterval(_ machine: PowerStateMachine, supplies: PowerSupplies?, now: Double) -> Double {
+        if let fixedIntervalS { return fixedIntervalS }
+        if let change = machine.lastLineChange, now - change < afterLineChangeWindowS { return powerAfterLineChangeS }
+        if machine.estimates.values.contains(where: \.isEstimating) { return powerEstimatingS }
+        if let percentage = supplies?.composite?.percentage {
+            let configuration = machine.configuration
+            let thresholds = [
+                configuration.lowPercent, configuration.restorePercent, configuration.warningLowPercent,
+                configuration.warningCriticalPercent, configuration.warningActionPercent,
+            ]
+            if thresholds.contains(where: { abs($0 - percentage) <= nearThresholdPercent }) { return powerNearThresholdS }
+        }
+        return powerStableS
+    }
+
+    public func thermalInterval(_ machine: ThermalStateMachine) -> Double {
+        if machine.isConfirming { return min(thermalConfirmS, fixedIntervalS ?? thermalConfirmS) }
+        if let fixedIntervalS { return fixedIntervalS }
+        let votes = machine.lastAssessment.votes
+        let near = votes.contains { vote in
+            if vote.source == .coolingDevice { return vote.state > .nominal }
+            guard let temperature = vote.temperatureC, let distance = vote.thresholds?.distance(from: temperature) else { return false }
+            return distance <= thermalNearWithinC
+        }
+        return near ? thermalNearS : thermalFarS
+    }
+}

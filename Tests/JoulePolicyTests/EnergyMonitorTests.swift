@@ -1,0 +1,134 @@
+import JouleHardware
+import Synchronization
+import Testing
+@testable import JoulePolicy
+
+/// A device tree in memory that a test edits while the engine runs.
+final class MemoryDeviceSource: DeviceSource {
+    private let devices = Mutex<[String: [DeviceSnapshot]]>([:])
+
+    func set(_ subsystem: String, _ snapshots: [DeviceSnapshot]) {
+        devices.withLock { $0[subsystem] = snapshots }
+    }
+
+    func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot] {
+        devices.withLock { $0[subsystem] ?? [] }
+    }
+
+    static func battery(_ name: String = "BAT0", status: String, capacity: Int, online: Bool? = nil) -> DeviceSnapshot {
+        DeviceSnapshot(
+            subsystem: "power_supply", sysname: name, syspath: "/sys/devices/LNXSYSTM:00/PNP0C0A:00/power_supply/\(name)",
+            attributes: [
+                "type": .value("Battery"), "present": .value("1"), "status": .value(status),
+                "capacity": .value(String(capacity)), "energy_full": .value("50000000"),
+                "energy_now": .value(String(500_000 * capacity)), "power_now": .value("10000000"),
+                "voltage_now": .value("12000000"),
+            ])
+    }
+
+    static func ac(online: Bool) -> DeviceSnapshot {
+        DeviceSnapshot(
+            subsystem: "power_supply", sysname: "AC", syspath: "/sys/devices/LNXSYSTM:00/ACPI0003:00/power_supply/AC",
+            attributes: ["type": .value("Mains"), "online": .value(online ? "1" : "0")])
+    }
+
+    static func zone(milli: String) -> DeviceSnapshot {
+        DeviceSnapshot(
+            subsystem: "thermal", sysname: "thermal_zone0", syspath: "/sys/devices/virtual/thermal/thermal_zone0",
+            attributes: [
+                "type": .value("x86_pkg_temp"), "temp": .value(milli), "mode": .value("enabled"),
+                "trip_point_0_type": .value("passive"), "trip_point_0_temp": .value("90000"),
+                "trip_point_1_type": .value("critical"), "trip_point_1_temp": .value("100000"),
+            ])
+    }
+}
+
+/// Collects what the engine emits.
+final class EventLog: Sendable {
+    private let events = Mutex<[TimedEvent]>([])
+    func append(_ event: TimedEvent) { events.withLock { $0.append(event) } }
+    func take() -> [EnergyEvent] { events.withLock { log in defer { log.removeAll() }; return log.map(\.event) } }
+}
+
+@Suite struct EnergyMonitorTests {
+    /// Starts an engine on `source` with a manual clock, returning the pieces a test drives.
+    static func launch(_ source: MemoryDeviceSource, fixed: Double? = nil) async throws -> (EnergyMonitor, ManualClock, EventLog, Task<Void, Never>) {
+        let clock = ManualClock(now: 1_000)
+        var configuration = EnergyMonitor.Configuration()
+        configuration.schedule.fixedIntervalS = fixed
+        configuration.procRoot = "/nonexistent"
+        let monitor = EnergyMonitor(source: source, overrideStore: nil, clock: clock, configuration: configuration)
+        let log = EventLog()
+        try await monitor.start()
+        let task = Task { await monitor.run { log.append($0) } }
+        #expect(await clock.waitForSleepers(1))
+        return (monitor, clock, log, task)
+    }
+
+    /// Moves the clock on and waits until the engine is asleep again.
+    static func step(_ clock: ManualClock, by seconds: Double) async {
+        clock.advance(by: seconds)
+        await clock.waitForSleepers(1)
+    }
+
+    @Test func nothingChangesNothingIsEmitted() async throws {
+        let source = MemoryDeviceSource()
+        source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 60), MemoryDeviceSource.ac(online: false)])
+        source.set("thermal", [MemoryDeviceSource.zone(milli: "45000")])
+        let (_, clock, log, task) = try await Self.launch(source, fixed: 1)
+        for _ in 0..<30 { await Self.step(clock, by: 1) }
+        #expect(log.take().isEmpty)
+        task.cancel()
+        await task.value
+    }
+
+    @Test func batteryDroppingBelowTwentyPercentWithinOnePoll() async throws {
+        let source = MemoryDeviceSource()
+        source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 21), MemoryDeviceSource.ac(online: false)])
+        let (monitor, clock, log, task) = try await Self.launch(source)
+        #expect(await monitor.lowPowerMode == false)
+        source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 20), MemoryDeviceSource.ac(online: false)])
+        // Near the 20 % threshold the engine polls every 5 s.
+        await Self.step(clock, by: 5)
+        let events = log.take()
+        #expect(events.contains(.powerStateDidChange(lowPowerMode: true, reason: "battery-low")))
+        #expect(events.contains(.warningLevelChanged(level: .low, previous: .none)))
+        #expect(await monitor.lowPowerMode)
+        task.cancel()
+        await task.value
+    }
+
+    @Test func zoneCrossingATripIsConfirmedThenAnnounced() async throws {
+        let source = MemoryDeviceSource()
+        source.set("thermal", [MemoryDeviceSource.zone(milli: "70000")])
+        let (monitor, clock, log, task) = try await Self.launch(source, fixed: 1)
+        source.set("thermal", [MemoryDeviceSource.zone(milli: "91000")])
+        await Self.step(clock, by: 1)
+        #expect(log.take().isEmpty)  // seen once: confirming
+        await Self.step(clock, by: 0.1)
+        #expect(log.take() == [.thermalStateDidChange(state: .serious, previous: .nominal, cause: "thermal_zone0")])
+        #expect(await monitor.thermalState == .serious)
+        // A failing sensor holds the last vote rather than reading as cool.
+        source.set("thermal", [MemoryDeviceSource.zone(milli: "garbage")])
+        for _ in 0..<5 { await Self.step(clock, by: 1) }
+        #expect(log.take().isEmpty)
+        task.cancel()
+        await task.value
+    }
+
+    @Test func pluggingInAndRemovingABattery() async throws {
+        let source = MemoryDeviceSource()
+        source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 50), MemoryDeviceSource.ac(online: false)])
+        let (_, clock, log, task) = try await Self.launch(source, fixed: 1)
+        source.set("power_supply", [MemoryDeviceSource.battery(status: "Charging", capacity: 50), MemoryDeviceSource.ac(online: true)])
+        await Self.step(clock, by: 1)
+        let plugged = log.take()
+        #expect(plugged.contains(.lineChanged(name: "AC", online: true)))
+        #expect(plugged.contains { if case .batteryChanged(let update) = $0 { update.state == .charging } else { false } })
+        source.set("power_supply", [MemoryDeviceSource.ac(online: true)])
+        await Self.step(clock, by: 1)
+        #expect(log.take() == [.powerSourceRemoved(name: "BAT0", kind: .battery)])
+        task.cancel()
+        await task.value
+    }
+}
