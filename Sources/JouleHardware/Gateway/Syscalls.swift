@@ -221,6 +221,7 @@ extension Syscalls {
     /// nanosleep(2) for `seconds`, resuming after signals.
     public static func sleep(seconds: Double) {
         guard seconds > 0, seconds.isFinite else { return }
+        let seconds = min(seconds, 86_400)  // keeps Int(seconds) far from overflow
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
