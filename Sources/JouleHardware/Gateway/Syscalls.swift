@@ -144,53 +144,6 @@ extension Syscalls {
     /// access(2) with R_OK: whether this process may read `path`.
     public static func canRead(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
-    /// mkdir(2) for every missing component of `path`, mode 0755.
-    public static func makeDirectories(_ path: String) throws(HardwareError) {
-        var prefix = path.hasPrefix("/") ? "" : "."
-        for component in path.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
-                throw HardwareError(operation: "mkdir", path: prefix, errno: .current)
-            }
-        }
-        guard kind(of: path) == .directory else {
-            throw HardwareError(operation: "mkdir", path: path, errno: .notDirectory)
-        }
-    }
-
-    /// Writes `bytes` to a temporary file beside `path`, fsyncs it and rename(2)s it over
-    /// `path`, so readers see the old contents or the new ones, never a torn file.
-    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8]) throws(HardwareError) {
-        let temporary = path + ".tmp.\(getpid())"
-        let fd = try open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                let failure = Errno.current
-                _ = Glibc.close(fd)
-                _ = unlink(temporary)
-                throw HardwareError(operation: "write", path: temporary, errno: failure)
-            }
-        }
-        if fsync(fd) != 0 {
-            let failure = Errno.current
-            _ = Glibc.close(fd)
-            _ = unlink(temporary)
-            throw HardwareError(operation: "fsync", path: temporary, errno: failure)
-        }
-        _ = Glibc.close(fd)
-        if rename(temporary, path) != 0 {
-            let failure = Errno.current
-            _ = unlink(temporary)
-            throw HardwareError(operation: "rename", path: path, errno: failure)
-        }
-    }
-
     /// open(2) with a creation mode, retrying EINTR.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(HardwareError) -> Int32 {
         while true {
@@ -214,9 +167,6 @@ extension Syscalls {
         }
         return result
     }
-
-    /// geteuid(2).
-    public static var effectiveUserID: UInt32 { geteuid() }
 
     /// nanosleep(2) for `seconds`, resuming after signals.
     public static func sleep(seconds: Double) {

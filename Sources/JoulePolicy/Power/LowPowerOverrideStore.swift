@@ -40,7 +40,7 @@ extension LowPowerOverrideStore {
     /// The store for the user running this process, or nil when no state directory can be
     /// formed (no JOULE_STATE_DIR, not root, no HOME).
     public static func forCurrentUser() -> LowPowerOverrideStore? {
-        defaultDirectory(environment: Syscalls.environment(), isRoot: Syscalls.effectiveUserID == 0)
+        defaultDirectory(environment: Syscalls.environment(), isRoot: Syscalls.effectiveUserID() == 0)
             .map(LowPowerOverrideStore.init(directory:))
     }
 }

@@ -1,0 +1,234 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// MARK: processes
+
+/// Process, signal and atomic-write wrappers: the second half of the `Syscalls` gateway,
+/// kept in its own file so the per-process CPU work merges cleanly beside the file wrappers.
+extension Syscalls {
+    /// sysconf(_SC_CLK_TCK): the unit of utime/stime/starttime in /proc/PID/stat.
+    /// Falls back to 100, the value on every Linux ABI, should sysconf ever fail.
+    public static func clockTicksPerSecond() -> Int {
+        let ticks = sysconf(Int32(_SC_CLK_TCK))
+        return ticks > 0 ? ticks : 100
+    }
+
+    public static func processID() -> Int32 { getpid() }
+    public static func parentProcessID() -> Int32 { getppid() }
+    public static func realUserID() -> UInt32 { getuid() }
+    public static func effectiveUserID() -> UInt32 { geteuid() }
+
+    /// The numeric entries of a directory (PIDs in /proc, TIDs in /proc/PID/task), unsorted.
+    /// Parses d_name in place: listing /proc is on the per-sample path, so no String per entry.
+    public static func listNumericEntries(_ path: String) throws(HardwareError) -> [Int32] {
+        guard let dir = opendir(path) else {
+            throw HardwareError(operation: "opendir", path: path, errno: .current)
+        }
+        defer { closedir(dir) }
+        var result: [Int32] = []
+        while let entry = readdir(dir) {
+            let value: Int32? = withUnsafeBytes(of: entry.pointee.d_name) { name in
+                var n: Int64 = 0
+                var digits = 0
+                for byte in name {
+                    if byte == 0 { break }
+                    guard byte >= 0x30, byte <= 0x39, digits < 10 else { return nil }
+                    n = n * 10 + Int64(byte - 0x30)
+                    digits += 1
+                }
+                guard digits > 0, n <= Int64(Int32.max) else { return nil }
+                return Int32(n)
+            }
+            if let value { result.append(value) }
+        }
+        return result
+    }
+
+    /// The soft RLIMIT_NOFILE, or nil when unlimited or unknown; the sampler keeps one
+    /// descriptor per process open and must stay well below it.
+    public static func openFileLimit() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return nil
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    // pidfd_open(2) and pidfd_send_signal(2) have glibc wrappers since 2.36, but Swift's Glibc
+    // module does not import <sys/pidfd.h>, and syscall(2) is variadic (not importable).
+    // Both are looked up once by name: a proper, non-variadic C prototype.
+    private typealias PidfdOpenFunction = @convention(c) (pid_t, UInt32) -> Int32
+    private typealias PidfdSendSignalFunction =
+        @convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UInt32) -> Int32
+
+    private static let pidfdOpenFunction: PidfdOpenFunction? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "pidfd_open") else { return nil }
+        return unsafeBitCast(symbol, to: PidfdOpenFunction.self)
+    }()
+
+    private static let pidfdSendSignalFunction: PidfdSendSignalFunction? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "pidfd_send_signal") else { return nil }
+        return unsafeBitCast(symbol, to: PidfdSendSignalFunction.self)
+    }()
+
+    /// pidfd_open(2): a descriptor that names this process and never a later owner of its PID.
+    /// Throws ESRCH when the process is gone, ENOSYS when the C library lacks pidfds.
+    public static func pidfdOpen(_ pid: Int32) throws(HardwareError) -> Int32 {
+        guard let function = pidfdOpenFunction else {
+            throw HardwareError(operation: "pidfd_open", path: "pid \(pid)", errno: Errno(ENOSYS))
+        }
+        let fd = function(pid, 0)
+        guard fd >= 0 else { throw HardwareError(operation: "pidfd_open", path: "pid \(pid)", errno: .current) }
+        return fd
+    }
+
+    /// pidfd_send_signal(2). ESRCH means the process has exited (it may be a zombie).
+    public static func pidfdSendSignal(_ pidfd: Int32, signal: Int32, pid: Int32) throws(HardwareError) {
+        guard let function = pidfdSendSignalFunction else {
+            throw HardwareError(operation: "pidfd_send_signal", path: "pid \(pid)", errno: Errno(ENOSYS))
+        }
+        guard function(pidfd, signal, nil, 0) == 0 else {
+            throw HardwareError(operation: "pidfd_send_signal", path: "pid \(pid)", errno: .current)
+        }
+    }
+
+    /// kill(2) by number. Only for the last-resort SIGCONT of a crash handler; everything else
+    /// signals through pidfds.
+    public static func sendSignal(_ signal: Int32, to pid: Int32) -> Bool { kill(pid, signal) == 0 }
+
+    /// mkdir -p with `mode` for each created level.
+    public static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(HardwareError) {
+        if kind(of: path) == .directory { return }
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, mode_t(mode)) != 0 && errno != EEXIST {
+                throw HardwareError(operation: "mkdir", path: prefix, errno: .current)
+            }
+        }
+        guard kind(of: path) == .directory else {
+            throw HardwareError(operation: "mkdir", path: path, errno: Errno(ENOTDIR))
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`, retrying EINTR and short writes.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(HardwareError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                throw HardwareError(operation: "write", path: path, errno: n < 0 ? .current : Errno(EIO))
+            }
+        }
+    }
+
+    /// Replaces `path` atomically: a temp file in the same directory, fsync, rename, then fsync
+    /// of the directory so the new name survives a crash. Readers see the old file or the new
+    /// one, never a torn one.
+    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o644) throws(HardwareError) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let temp = "\(path).tmp-\(getpid())"
+        let fd = Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+        guard fd >= 0 else { throw HardwareError(operation: "open", path: temp, errno: .current) }
+        do throws(HardwareError) {
+            try writeAll(fd, bytes, path: temp)
+            guard fsync(fd) == 0 else { throw HardwareError(operation: "fsync", path: temp, errno: .current) }
+        } catch {
+            _ = Glibc.close(fd)
+            unlink(temp)
+            throw error
+        }
+        _ = Glibc.close(fd)
+        guard rename(temp, path) == 0 else {
+            let failure = HardwareError(operation: "rename", path: path, errno: .current)
+            unlink(temp)
+            throw failure
+        }
+        let dirfd = Glibc.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirfd >= 0 {
+            _ = fsync(dirfd)
+            _ = Glibc.close(dirfd)
+        }
+    }
+
+    /// Writes `text` into an existing file in place (open O_WRONLY|O_TRUNC), as control files
+    /// such as cgroup `cpu.max` require: they cannot be replaced by rename.
+    public static func writeControlFile(_ path: String, _ text: String) throws(HardwareError) {
+        let fd = try open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+        defer { _ = Glibc.close(fd) }
+        try writeAll(fd, Array(text.utf8), path: path)
+    }
+
+    /// uname(2): kernel release and machine, e.g. ("6.1.0-18-amd64", "x86_64").
+    public static func kernelRelease() -> (release: String, machine: String)? {
+        var names = utsname()
+        guard uname(&names) == 0 else { return nil }
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+        }
+        return (text(names.release), text(names.machine))
+    }
+
+    /// signal(2) with SIG_IGN, so a Dispatch signal source alone sees the signal.
+    public static func ignoreSignal(_ signal: Int32) { _ = Glibc.signal(signal, SIG_IGN) }
+
+    /// Restores the default action of `signal`.
+    public static func defaultSignal(_ signal: Int32) { _ = Glibc.signal(signal, SIG_DFL) }
+
+    // MARK: stopped-process guard
+
+    /// PIDs this process has stopped with SIGSTOP, readable from a signal handler: a fixed table
+    /// of aligned Int32 slots (0 = free), written only by the single owner of throttling.
+    nonisolated(unsafe) private static var stoppedTable: UnsafeMutablePointer<Int32> = {
+        let table = UnsafeMutablePointer<Int32>.allocate(capacity: stoppedTableCapacity)
+        table.initialize(repeating: 0, count: stoppedTableCapacity)
+        return table
+    }()
+    private static let stoppedTableCapacity = 1024
+    nonisolated(unsafe) private static var guardInstalled = false
+
+    /// Installs handlers for the crash signals (a Swift trap is SIGILL or SIGTRAP) that send
+    /// SIGCONT to every PID in the table, then die of the original signal: a monitor that
+    /// crashes never leaves a process stopped. Call once, from the main thread, at startup.
+    public static func installStoppedProcessGuard() {
+        if guardInstalled { return }
+        guardInstalled = true
+        _ = stoppedTable
+        let handler: @convention(c) (Int32) -> Void = { signal in
+            let table = Syscalls.stoppedTable
+            for index in 0..<Syscalls.stoppedTableCapacity where table[index] > 0 {
+                _ = kill(table[index], SIGCONT)  // async-signal-safe
+            }
+            _ = Glibc.signal(signal, SIG_DFL)
+            _ = raise(signal)
+        }
+        for signal in [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
+            _ = Glibc.signal(signal, handler)
+        }
+    }
+
+    /// Records `pid` as possibly stopped by us; false when the table is full.
+    public static func markPossiblyStopped(_ pid: Int32) -> Bool {
+        guard pid > 0 else { return false }
+        for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { return true }
+        for index in 0..<stoppedTableCapacity where stoppedTable[index] == 0 {
+            stoppedTable[index] = pid
+            return true
+        }
+        return false
+    }
+
+    /// Forgets `pid` once it has been continued for good (or has exited).
+    public static func unmarkPossiblyStopped(_ pid: Int32) {
+        for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { stoppedTable[index] = 0 }
+    }
+}
