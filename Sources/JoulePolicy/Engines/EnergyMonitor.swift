@@ -27,6 +27,10 @@ public actor EnergyMonitor {
     private var power: PowerStateMachine
     private var thermal: ThermalStateMachine
     private var supplies: PowerSupplies?
+    private var productName: String?
+    private var powerPoller = DevicePoller(subsystem: "power_supply", volatile: PowerSupplyReader.volatileAttributes)
+    private var thermalPoller = DevicePoller(subsystem: "thermal", volatile: ThermalReader.volatileAttributes)
+    private var hwmonPoller = DevicePoller(subsystem: "hwmon", volatile: ThermalReader.volatileAttributes)
     private var nextPowerRead = -Double.infinity
     private var nextThermalRead = -Double.infinity
     private var started = false
@@ -56,6 +60,7 @@ public actor EnergyMonitor {
         let report = try StatusReport.collect(
             source: source, procRoot: configuration.procRoot, lowPowerOverride: override, pause: {})
         let now = clock.now()
+        productName = PowerSupplyReader.productName(from: source)
         power.start(report.supplies, override: override, at: now)
         thermal.start(report.thermal, at: now)
         supplies = report.supplies
@@ -106,7 +111,15 @@ public actor EnergyMonitor {
             var readPower = now >= nextPowerRead
             var readThermal = now >= nextThermalRead
             if case .device(let event) = reason {
-                if event.subsystem == "power_supply" { readPower = true } else { readThermal = true }
+                // A uevent may add or remove a device: enumerate again rather than refresh.
+                if event.subsystem == "power_supply" {
+                    readPower = true
+                    powerPoller.invalidate()
+                } else {
+                    readThermal = true
+                    thermalPoller.invalidate()
+                    hwmonPoller.invalidate()
+                }
             }
             let override = overrideStore?.load() ?? .auto
             if override != power.override { readPower = true }
@@ -114,7 +127,7 @@ public actor EnergyMonitor {
             var events: [EnergyEvent] = []
             if readPower {
                 do {
-                    let fresh = try PowerSupplyReader(source: source).read()
+                    let fresh = PowerSupplyParser.parse(try powerPoller.read(from: source, at: now), productName: productName)
                     events += power.update(fresh, override: override, at: now)
                     supplies = fresh
                 } catch {
@@ -124,7 +137,8 @@ public actor EnergyMonitor {
             }
             if readThermal {
                 do {
-                    let readings = try ThermalReader(source: source).read()
+                    let readings = ThermalReader.parse(
+                        thermal: try thermalPoller.read(from: source, at: now), hwmon: try hwmonPoller.read(from: source, at: now))
                     if let change = thermal.update(readings, at: now) {
                         events.append(.thermalStateDidChange(state: change.state, previous: change.previous, cause: change.cause))
                     }
