@@ -151,4 +151,11 @@ public enum Syscalls {
     public static func sync(_ fd: Int32, path: String) throws(HardwareError) {
         if fsync(fd) != 0 { throw HardwareError(operation: "fsync", path: path, errno: .current) }
     }
+
+    /// The wall clock in Unix microseconds (clock_gettime CLOCK_REALTIME), to stamp live events.
+    public static func realtimeMicros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
 }
