@@ -81,12 +81,17 @@ public struct BeaconRanger: Sendable {
             case let (x?, y?) where x != y: return x < y
             case (_?, nil): return true
             case (nil, _?): return false
-            default: return (a.key, a.region) < (b.key, b.region)
+            default:
+                if a.key != b.key { return a.key < b.key }
+                return regionOrder(a.region) < regionOrder(b.region)
             }
         }
         judgeImprovement(rows)
         return rows
     }
+
+    /// Position of a region in the configuration, so ties list regions in the order given.
+    private func regionOrder(_ name: String) -> Int { regions.firstIndex { $0.name == name } ?? regions.count }
 
     private mutating func judgeImprovement(_ rows: [RangedBeacon]) {
         let keys = Set(rows.map(\.key))

@@ -97,20 +97,21 @@ public struct BeaconSession: Sendable {
     public mutating func advance(to time: Int64, inclusive: Bool = false) -> [Output] {
         var out: [Output] = []
         while let deadline = nextDeadline, deadline < time || (inclusive && deadline == time), deadline >= now {
-            step(to: deadline, into: &out)
+            step(to: deadline, fire: true, into: &out)
         }
-        if time > now { step(to: time, into: &out) }
+        if time > now { step(to: time, fire: false, into: &out) }
         return out
     }
 
-    private mutating func step(to time: Int64, into out: inout [Output]) {
-        for event in monitor.advance(to: time, listening: listening) {
+    /// Moves to `time`; with `fire`, work due exactly at `time` happens too.
+    private mutating func step(to time: Int64, fire: Bool, into out: inout [Output]) {
+        for event in monitor.advance(to: time, listening: listening, inclusive: fire) {
             out.append(.region(event))
             controller.noteChange(at: event.timestampMicros)
         }
         now = max(now, time)
         controller.advance(to: now)
-        if let tick = nextTick, tick <= now, let intervalMicros {
+        if fire, let tick = nextTick, tick <= now, let intervalMicros {
             nextTick = tick + max(intervalMicros, 1)
             lastReport = ranger.report(at: tick)
             controller.rangingGaveUp = ranger.gaveUp
@@ -120,7 +121,7 @@ public struct BeaconSession: Sendable {
                 out.append(.ranging(at: tick, lastReport))
             }
         }
-        if let deadline = onceDeadline, deadline <= now, !finished {
+        if fire, let deadline = onceDeadline, deadline <= now, !finished {
             finish(at: deadline, steady: false, into: &out)
         }
         out += radioChange()

@@ -2,45 +2,77 @@ import JouleHardware
 
 /// Runs a `BeaconSession` over an `HCITransport`: events in, decoded adverts to the session,
 /// radio states out as commands, results to `emit`. The same loop serves live scans and
-/// replays; on replay the capture's timestamps are the clock.
+/// replays; on replay the capture's timestamps are the clock and the session starts at the
+/// first event's time.
 public struct BeaconSessionRunner {
-    public var session: BeaconSession
+    public let configuration: BeaconSession.Configuration
+    /// Created at `start`, or on replay at the first event's time.
+    public private(set) var session: BeaconSession?
     public var commander: ScanCommander
     /// Called before each event with its time, e.g. to pace a replay in real time.
     public var pace: ((Int64) async -> Void)?
     /// Decode problems, one line each.
     public var warn: (String) -> Void = { _ in }
 
-    public init(session: BeaconSession, commander: ScanCommander) {
-        self.session = session
+    public init(configuration: BeaconSession.Configuration, start: Int64?, commander: ScanCommander) {
+        self.configuration = configuration
         self.commander = commander
+        session = start.map { BeaconSession(configuration: configuration, start: $0) }
     }
 
-    /// Runs until the transport ends or the session finishes; the radio is off on return,
+    /// Runs until the transport ends or the session finishes. The radio is off on return,
     /// also when an error is thrown after scanning began.
     public mutating func run(emit: (BeaconSession.Output) -> Void) async throws(HCITransportError) {
         do throws(HCITransportError) {
-            try await handle(session.initialOutputs, emit)
-            while !session.finished, let record = try await commander.transport.nextEvent() {
-                let time = max(record.timestampMicros ?? session.now, session.now)
-                if let pace { await pace(time) }
-                try await handle(session.advance(to: time), emit)
-                guard !record.bytes.isEmpty else { continue }
-                var outputs: [BeaconSession.Output] = []
-                let problem = record.bytes.withUnsafeBytes { raw in
-                    BeaconAdvert.forEach(inEvent: raw, timestampMicros: time) { advert in
-                        outputs += session.receive(advert)
-                    }
+            if let session { try await handle(session.initialOutputs, emit) }
+            while session?.finished != true, let record = try await commander.transport.nextEvent() {
+                if session == nil {
+                    guard let start = record.timestampMicros else { continue }
+                    let started = BeaconSession(configuration: configuration, start: start)
+                    session = started
+                    try await handle(started.initialOutputs, emit)
                 }
-                if let problem { warn("event at \(Double(time) / 1_000_000): \(problem)") }
+                try await process(record, emit)
+            }
+            if var session, !session.finished {
+                let outputs = session.advance(to: session.now, inclusive: true)
+                self.session = session
                 try await handle(outputs, emit)
             }
-            if !session.finished { try await handle(session.advance(to: session.now, inclusive: true), emit) }
         } catch {
             try? await commander.apply(.off)
             throw error
         }
         try await commander.apply(.off)
+    }
+
+    /// Sets the energy policy input mid-run (Low Power Mode, thermal state).
+    public mutating func setPolicy(_ policy: ScanPolicyInput, emit: (BeaconSession.Output) -> Void)
+        async throws(HCITransportError)
+    {
+        guard var session else { return }
+        let outputs = session.setPolicy(policy)
+        self.session = session
+        try await handle(outputs, emit)
+    }
+
+    private mutating func process(_ record: HCIEventRecord, _ emit: (BeaconSession.Output) -> Void)
+        async throws(HCITransportError)
+    {
+        guard var session else { return }
+        let time = max(record.timestampMicros ?? session.now, session.now)
+        if let pace { await pace(time) }
+        var outputs = session.advance(to: time)
+        if !record.bytes.isEmpty {
+            let problem = record.bytes.withUnsafeBytes { raw in
+                BeaconAdvert.forEach(inEvent: raw, timestampMicros: time) { advert in
+                    outputs += session.receive(advert)
+                }
+            }
+            if let problem { warn("event at \(Double(time) / 1_000_000): \(problem)") }
+        }
+        self.session = session
+        try await handle(outputs, emit)
     }
 
     private mutating func handle(_ outputs: [BeaconSession.Output], _ emit: (BeaconSession.Output) -> Void)

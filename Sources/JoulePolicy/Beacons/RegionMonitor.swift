@@ -44,13 +44,15 @@ public struct RegionMonitor: Sendable {
 
     /// Moves time to `time`; `listening` says whether the radio listened since the previous call.
     /// The caller steps through every deadline (`nextExit`), so exits carry their exact times.
-    public mutating func advance(to time: Int64, listening: Bool) -> [RegionEvent] {
+    /// Without `inclusive`, an exit falling due exactly at `time` waits: an advert at that
+    /// same instant still counts.
+    public mutating func advance(to time: Int64, listening: Bool, inclusive: Bool = true) -> [RegionEvent] {
         defer { now = max(now ?? time, time) }
         guard let previous = now, time > previous, listening else { return [] }
         var events: [RegionEvent] = []
         for i in states.indices where states[i].inside {
             states[i].silence += time - previous
-            if states[i].silence >= exitTimeoutMicros {
+            if states[i].silence > exitTimeoutMicros || (inclusive && states[i].silence == exitTimeoutMicros) {
                 states[i].inside = false
                 let exitTime = time - (states[i].silence - exitTimeoutMicros)
                 events.append(RegionEvent(timestampMicros: exitTime, kind: .exit, region: regions[i]))
