@@ -81,7 +81,8 @@ extension JSONLineBuffer {
     /// round-trips the Double, which is what the reference serializer prints.
     func appendTimestamp(_ micros: Int64?) {
         guard let micros else { return append("null") }
-        guard micros >= 0 else { return append(JSONValue.from(Double(micros) / 1_000_000)) }
+        // Below one second the reference prints exponents (1e-06); leave those rare values to it.
+        guard micros >= 1_000_000 else { return append(JSONValue.from(Double(micros) / 1_000_000)) }
         append(Int(micros / 1_000_000))
         var fraction = Int(micros % 1_000_000)
         guard fraction != 0 else { return }
