@@ -5,6 +5,7 @@ must print for it (*.expected.ndjson, and for the region capture *.monitor/*.ran
 The expected lines are written here from the values each advert was built with, by an
 encoder written from the specifications, never by running Joule: they are the spec.
 Run from the repository root: python3 scripts/gen-btsnoop-fixtures.py
+For benchmarks, `--large OUT N` writes a capture of N mixed beacon adverts to OUT instead.
 """
 import json
 import math
@@ -391,5 +392,29 @@ def write_text(name, lines):
     with open(os.path.join(OUT, name), "w") as f:
         f.write("".join(l + "\n" for l in lines))
 
+def large(path, count):
+    """A big capture of mixed kinds for throughput benchmarks: `count` beacon adverts, three
+    legacy reports per event (with a non-beacon between), plus some extended events."""
+    kinds = [item[1] for item in mixed() if item[2]]
+    filler = legacy_report(0, 1, "4A:11:22:33:44:55", FLAGS + ad(0xFF, bytes.fromhex("4c001005031c0d1a2b")), -70)
+    with open(path, "wb") as f:
+        f.write(b"btsnoop\0" + struct.pack(">II", 1, 1002))
+        written = 0
+        t = 0
+        while written < count:
+            reports = []
+            for j in range(min(2, count - written)):
+                params = kinds[(written + j) % len(kinds)][3:]  # one report: skip 3E len 02
+                reports.append(params[1:])  # skip num_reports
+            event = legacy_event(reports[:1] + [filler] + reports[1:])
+            data = bytes([4]) + event
+            f.write(struct.pack(">IIIIq", len(data), len(data), 3, 0, BASE_US + t + EPOCH_OFFSET) + data)
+            written += len(reports)
+            t += 1000
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if len(sys.argv) == 4 and sys.argv[1] == "--large":
+        large(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()

@@ -48,6 +48,27 @@ import Testing
         }
     }
 
+    @Test func fastTelemetryNumbersMatchTheReferenceForEveryTemperature() {
+        var generator = SystemRandomNumberGenerator()
+        for raw in Int16.min...Int16.max {
+            let tlm = EddystoneTLM(
+                batteryMv: raw == 0 ? nil : Int(UInt16(bitPattern: raw)), temperatureRaw: raw == Int16.min ? nil : raw,
+                advCount: UInt32.random(in: 0...UInt32.max, using: &generator),
+                uptimeTenths: UInt32.random(in: 0...UInt32.max, using: &generator))
+            let advert = BeaconAdvert(
+                timestampMicros: 1_700_000_000_000_001, address: BluetoothAddress(value: 1), addressType: .random, rssi: -1,
+                frame: .eddystoneTLM(tlm))
+            let buffer = JSONLineBuffer()
+            buffer.appendLine(advert)
+            let fast = String(decoding: buffer.bytes, as: UTF8.self)
+            let reference = JSONValue.object(advert.jsonObject).serialized + "\n"
+            if fast != reference {
+                Issue.record("raw \(raw): \(fast) vs \(reference)")
+                return
+            }
+        }
+    }
+
     @Test func anonymousAdvertisersHaveNullAddress() {
         let advert = BeaconAdvert(
             timestampMicros: nil, address: BluetoothAddress(value: 0), addressType: .anonymous, rssi: nil,

@@ -7,7 +7,7 @@ public final class BTSnoopReader {
     /// Set when the replay ended early (truncated record, absurd length, read error).
     public private(set) var warning: BTSnoopWarning?
     /// Records returned so far.
-    public private(set) var recordCount = 0
+    @exclusivity(unchecked) public private(set) var recordCount = 0
 
     static let headerLength = 16
     static let recordHeaderLength = 24
@@ -15,13 +15,13 @@ public final class BTSnoopReader {
     static let maxRecordLength = 1 << 20
 
     private var fd: Int32
-    private var buffer: UnsafeMutableRawBufferPointer
-    private var start = 0
-    private var end = 0
+    @exclusivity(unchecked) private var buffer: UnsafeMutableRawBufferPointer
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var end = 0
     /// File offset of `buffer[start]`.
-    private var position = 0
-    private var atEOF = false
-    private var finished = false
+    @exclusivity(unchecked) private var position = 0
+    @exclusivity(unchecked) private var atEOF = false
+    @exclusivity(unchecked) private var finished = false
 
     /// Opens a capture file and checks its header.
     public convenience init(path: String) throws(BTSnoopError) {

@@ -23,12 +23,20 @@ public enum BeaconFrame: Sendable, Hashable {
     /// The first beacon frame in an advert's AD data, or nil when there is none. Structures
     /// that look like a beacon but do not decode are skipped; a bad AD length ends the search.
     public static func decode(adData: UnsafeRawBufferPointer) -> BeaconFrame? {
-        var found: BeaconFrame?
-        ADStructures.forEach(in: adData) { type, data in
-            found = decode(type: type, data: data)
-            return found == nil
+        // The same walk as `ADStructures.forEach`, inlined: this runs once per advert.
+        var offset = 0
+        while offset < adData.count {
+            let length = Int(adData[offset])
+            guard length != 0, length <= adData.count - offset - 1 else { return nil }
+            let type = adData[offset + 1]
+            if type == ADStructures.manufacturerSpecific || type == ADStructures.serviceData16,
+                let frame = decode(type: type, data: UnsafeRawBufferPointer(rebasing: adData[(offset + 2)..<(offset + 1 + length)]))
+            {
+                return frame
+            }
+            offset += 1 + length
         }
-        return found
+        return nil
     }
 
     public static func decode(adData bytes: [UInt8]) -> BeaconFrame? {

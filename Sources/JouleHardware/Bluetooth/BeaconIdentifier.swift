@@ -49,8 +49,8 @@ public struct BeaconIdentifier: Sendable, Hashable, CustomStringConvertible {
     func write(to out: UnsafeMutablePointer<UInt8>) {
         for i in 0..<count {
             let b = byte(at: i)
-            out[2 * i] = Hex.lower[Int(b >> 4)]
-            out[2 * i + 1] = Hex.lower[Int(b & 0xF)]
+            out[2 * i] = LineCursor.hexDigit(b >> 4, upper: false)
+            out[2 * i + 1] = LineCursor.hexDigit(b & 0xF, upper: false)
         }
     }
 

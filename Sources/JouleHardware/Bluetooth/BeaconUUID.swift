@@ -41,16 +41,28 @@ public struct BeaconUUID: Sendable, Hashable, CustomStringConvertible {
 
     /// Writes the uppercase 8-4-4-4-12 text (36 bytes) at `out`.
     func write(to out: UnsafeMutablePointer<UInt8>) {
-        var p = 0
-        for nibble in 0..<32 {
-            if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
-                out[p] = UInt8(ascii: "-")
-                p += 1
-            }
-            let word = nibble < 16 ? high : low
-            let shift = UInt64(60 - 4 * (nibble % 16))
-            out[p] = Hex.upper[Int((word >> shift) & 0xF)]
-            p += 1
+        Self.hex(high, bytes: 0..<4, to: out)
+        out[8] = UInt8(ascii: "-")
+        Self.hex(high, bytes: 4..<6, to: out + 9)
+        out[13] = UInt8(ascii: "-")
+        Self.hex(high, bytes: 6..<8, to: out + 14)
+        out[18] = UInt8(ascii: "-")
+        Self.hex(low, bytes: 0..<2, to: out + 19)
+        out[23] = UInt8(ascii: "-")
+        Self.hex(low, bytes: 2..<8, to: out + 24)
+    }
+
+    /// Bytes `range` of `word` (0 = most significant) as uppercase hex at `out`.
+    @inline(__always)
+    static func hex(_ word: UInt64, bytes range: Range<Int>, to out: UnsafeMutablePointer<UInt8>) {
+        var q = out
+        var i = range.lowerBound
+        while i < range.upperBound {
+            let byte = UInt8(truncatingIfNeeded: word &>> UInt64(truncatingIfNeeded: 56 &- 8 &* i))
+            q[0] = LineCursor.hexDigit(byte &>> 4, upper: true)
+            q[1] = LineCursor.hexDigit(byte & 0xF, upper: true)
+            q += 2
+            i &+= 1
         }
     }
 

@@ -11,35 +11,35 @@ public struct ByteCursor {
 
     public var remaining: Int { bytes.count - offset }
 
-    func require(_ count: Int, _ field: String) throws(DecodeError) {
+    @inline(__always) func require(_ count: Int, _ field: String) throws(DecodeError) {
         guard count <= bytes.count - offset else {
             throw .truncated(field: field, offset: offset, needed: count, available: bytes.count - offset)
         }
     }
 
-    public mutating func u8(_ field: String) throws(DecodeError) -> UInt8 {
+    @inline(__always) public mutating func u8(_ field: String) throws(DecodeError) -> UInt8 {
         try require(1, field)
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    public mutating func i8(_ field: String) throws(DecodeError) -> Int8 {
+    @inline(__always) public mutating func i8(_ field: String) throws(DecodeError) -> Int8 {
         Int8(bitPattern: try u8(field))
     }
 
-    public mutating func u16le(_ field: String) throws(DecodeError) -> UInt16 {
+    @inline(__always) public mutating func u16le(_ field: String) throws(DecodeError) -> UInt16 {
         try require(2, field)
         defer { offset += 2 }
         return UInt16(bytes[offset]) | UInt16(bytes[offset + 1]) << 8
     }
 
-    public mutating func u16be(_ field: String) throws(DecodeError) -> UInt16 {
+    @inline(__always) public mutating func u16be(_ field: String) throws(DecodeError) -> UInt16 {
         try require(2, field)
         defer { offset += 2 }
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 
-    public mutating func u32be(_ field: String) throws(DecodeError) -> UInt32 {
+    @inline(__always) public mutating func u32be(_ field: String) throws(DecodeError) -> UInt32 {
         try require(4, field)
         defer { offset += 4 }
         var value: UInt32 = 0
@@ -48,7 +48,7 @@ public struct ByteCursor {
     }
 
     /// `count` bytes as a big-endian integer (count ≤ 8).
-    public mutating func uintBE(_ count: Int, _ field: String) throws(DecodeError) -> UInt64 {
+    @inline(__always) public mutating func uintBE(_ count: Int, _ field: String) throws(DecodeError) -> UInt64 {
         try require(count, field)
         defer { offset += count }
         var value: UInt64 = 0
@@ -57,14 +57,14 @@ public struct ByteCursor {
     }
 
     /// The next `count` bytes, borrowed; `count` comes from input, so it is checked like any read.
-    public mutating func take(_ count: Int, _ field: String) throws(DecodeError) -> UnsafeRawBufferPointer {
+    @inline(__always) public mutating func take(_ count: Int, _ field: String) throws(DecodeError) -> UnsafeRawBufferPointer {
         guard count >= 0 else { throw .invalid(field: field, offset: offset, value: count) }
         try require(count, field)
         defer { offset += count }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
     }
 
-    public mutating func skip(_ count: Int, _ field: String) throws(DecodeError) {
+    @inline(__always) public mutating func skip(_ count: Int, _ field: String) throws(DecodeError) {
         _ = try take(count, field)
     }
 }

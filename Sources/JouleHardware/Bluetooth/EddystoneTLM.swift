@@ -3,17 +3,23 @@
 /// Beacons without a sensor send 0 mV and 0x8000 (−128 °C); both mean unknown, never a value.
 public struct EddystoneTLM: Sendable, Hashable {
     public var batteryMv: Int?
-    public var temperatureC: Double?
+    /// The raw signed 8.8 temperature; nil for 0x8000 (no sensor).
+    public var temperatureRaw: Int16?
     public var advCount: UInt32
-    /// Seconds since power-up, at 0.1 s resolution.
-    public var uptimeS: Double
+    /// Time since power-up in 0.1 s units, as sent.
+    public var uptimeTenths: UInt32
 
-    public init(batteryMv: Int?, temperatureC: Double?, advCount: UInt32, uptimeS: Double) {
+    public init(batteryMv: Int?, temperatureRaw: Int16?, advCount: UInt32, uptimeTenths: UInt32) {
         self.batteryMv = batteryMv
-        self.temperatureC = temperatureC
+        self.temperatureRaw = temperatureRaw
         self.advCount = advCount
-        self.uptimeS = uptimeS
+        self.uptimeTenths = uptimeTenths
     }
+
+    /// Degrees Celsius, or nil without a sensor.
+    public var temperatureC: Double? { temperatureRaw.map { Double($0) / 256 } }
+    /// Seconds since power-up, at 0.1 s resolution.
+    public var uptimeS: Double { Double(uptimeTenths) / 10 }
 
     /// Decodes the frame that follows the 0xFEAA service UUID in a Service Data AD. The
     /// encrypted version (0x01) cannot be read without the key and is rejected.
@@ -25,10 +31,9 @@ public struct EddystoneTLM: Sendable, Hashable {
         let battery = try cursor.u16be("Eddystone-TLM battery")
         let temperature = Int16(bitPattern: try cursor.u16be("Eddystone-TLM temperature"))
         advCount = try cursor.u32be("Eddystone-TLM advertising count")
-        let tenths = try cursor.u32be("Eddystone-TLM uptime")
+        uptimeTenths = try cursor.u32be("Eddystone-TLM uptime")
         batteryMv = battery == 0 ? nil : Int(battery)
-        temperatureC = temperature == Int16.min ? nil : Double(temperature) / 256
-        uptimeS = Double(tenths) / 10
+        temperatureRaw = temperature == Int16.min ? nil : temperature
     }
 
     public init(frame bytes: [UInt8]) throws(DecodeError) {

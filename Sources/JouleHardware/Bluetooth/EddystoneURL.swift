@@ -23,19 +23,22 @@ public struct EddystoneURL: Sendable, Hashable {
         txPower = try cursor.i8("Eddystone-URL Tx power")
         let scheme = Int(try cursor.u8("Eddystone-URL scheme"))
         guard scheme < Self.schemes.count else { throw .invalid(field: "Eddystone-URL scheme", offset: 2, value: scheme) }
-        var text = Self.schemes[scheme]
+        // Built as bytes: appending scalars to a String one by one is many times slower.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        bytes.append(contentsOf: Self.schemes[scheme].utf8)
         while cursor.remaining > 0 {
             let at = cursor.offset
             let c = try cursor.u8("Eddystone-URL byte")
             if Int(c) < Self.expansions.count {
-                text += Self.expansions[Int(c)]
+                bytes.append(contentsOf: Self.expansions[Int(c)].utf8)
             } else if c > 0x20 && c < 0x7F {
-                text.unicodeScalars.append(Unicode.Scalar(c))
+                bytes.append(c)
             } else {
                 throw .invalid(field: "Eddystone-URL byte", offset: at, value: Int(c))
             }
         }
-        url = text
+        url = String(decoding: bytes, as: UTF8.self)
     }
 
     public init(frame bytes: [UInt8]) throws(DecodeError) {

@@ -2,9 +2,9 @@
 /// line. The owner drains it (to a file descriptor) when it grows past a threshold, and
 /// after each line when streaming live, so readers only ever see whole lines.
 public final class JSONLineBuffer {
-    public private(set) var count = 0
-    private var storage: UnsafeMutableRawPointer
-    private var capacity: Int
+    @exclusivity(unchecked) public private(set) var count = 0
+    @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var capacity: Int
 
     public init(capacity: Int = 1 << 16) {
         self.capacity = Swift.max(capacity, 1024)
