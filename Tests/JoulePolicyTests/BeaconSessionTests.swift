@@ -172,6 +172,28 @@ import Testing
         }
     }
 
+    @Test func policySwitchLowersThenStopsARunningScan() async throws {
+        let transport = RecordingHCITransport()
+        for second in 0...6 { await transport.feed(HCIEventRecord(timestampMicros: Int64(second) * Self.s, bytes: [])) }
+        let policy = ScanPolicySwitch()
+        var runner = BeaconSessionRunner(configuration: .init(mode: .scan), start: nil, commander: ScanCommander(transport: transport))
+        runner.policy = policy
+        // The power engine flips the switch while the scan runs (here: at 2 s and 4 s).
+        runner.pace = { time in
+            if time == 2 * Self.s { policy.set(.reduced) }
+            if time == 4 * Self.s { policy.set(.stopped) }
+        }
+        var radio: [RadioState] = []
+        try await runner.run { if case .radio(_, let state) = $0 { radio.append(state) } }
+        #expect(radio == [.scanning(.ranging), .scanning(ScanDuty.ranging.reduced), .off])
+        let commands = await transport.commands
+        #expect(commands == [
+            .setScanParameters(active: false, intervalSlots: 160, windowSlots: 160), .setScanEnable(true),
+            .setScanEnable(false), .setScanParameters(active: false, intervalSlots: 160, windowSlots: 8), .setScanEnable(true),
+            .setScanEnable(false),
+        ])
+    }
+
     @Test func givingUpChangesTheScanParameters() async throws {
         let transport = RecordingHCITransport()
         for half in 0...24 {

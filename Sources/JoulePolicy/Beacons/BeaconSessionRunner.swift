@@ -13,6 +13,8 @@ public struct BeaconSessionRunner {
     public var pace: ((Int64) async -> Void)?
     /// Decode problems, one line each.
     public var warn: (String) -> Void = { _ in }
+    /// The energy policy's input; checked before every event.
+    public var policy: ScanPolicySwitch?
 
     public init(configuration: BeaconSession.Configuration, start: Int64?, commander: ScanCommander) {
         self.configuration = configuration
@@ -46,23 +48,17 @@ public struct BeaconSessionRunner {
         try await commander.apply(.off)
     }
 
-    /// Sets the energy policy input mid-run (Low Power Mode, thermal state).
-    public mutating func setPolicy(_ policy: ScanPolicyInput, emit: (BeaconSession.Output) -> Void)
-        async throws(HCITransportError)
-    {
-        guard var session else { return }
-        let outputs = session.setPolicy(policy)
-        self.session = session
-        try await handle(outputs, emit)
-    }
-
     private mutating func process(_ record: HCIEventRecord, _ emit: (BeaconSession.Output) -> Void)
         async throws(HCITransportError)
     {
         guard var session else { return }
         let time = max(record.timestampMicros ?? session.now, session.now)
         if let pace { await pace(time) }
-        var outputs = session.advance(to: time)
+        var outputs: [BeaconSession.Output] = []
+        if let wanted = policy?.current, wanted != session.controller.policy {
+            outputs += session.setPolicy(wanted)
+        }
+        outputs += session.advance(to: time)
         if !record.bytes.isEmpty {
             let problem = record.bytes.withUnsafeBytes { raw in
                 BeaconAdvert.forEach(inEvent: raw, timestampMicros: time) { advert in
