@@ -16,8 +16,12 @@ final class ManualClock: MonitorClock {
     func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
     func onSleep(_ body: @escaping @Sendable (Double) -> Void) { hook.withLock { $0 = body } }
 
+    /// Sleeping to or past this time throws CancellationError, as a cancelled task's sleep does.
+    let cancelAt = Mutex<Double?>(nil)
+
     func sleep(until deadline: Double) async throws {
         try Task.checkCancellation()
+        if let cancelAt = cancelAt.withLock({ $0 }), deadline >= cancelAt { throw CancellationError() }
         hook.withLock { $0 }?(deadline)
         time.withLock { $0 = max($0, deadline) }
     }
