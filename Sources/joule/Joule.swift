@@ -9,7 +9,10 @@ struct Joule: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "joule",
         abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU and beacons.",
-        subcommands: [StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self, DevicesCommand.self]
+        subcommands: [
+            StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self,
+            CPUMonitorCommand.self, ReportsCommand.self, DevicesCommand.self,
+        ]
     )
 }
 

@@ -13,7 +13,7 @@ import Testing
 
     @Test func stopsContinuesAndKillsTheRightProcess() throws {
         let child = try spawnSleeper()
-        defer { if child.isRunning { child.terminate() } }
+        defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
         let controller = PidfdProcessController()
         let stat = try #require(try controller.procfs.stat(child.processIdentifier))
         let handle = try #require(try controller.open(stat.identity))
@@ -36,7 +36,7 @@ import Testing
 
     @Test func refusesAReusedPID() throws {
         let child = try spawnSleeper()
-        defer { child.terminate(); child.waitUntilExit() }
+        defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() }
         let controller = PidfdProcessController()
         let stat = try #require(try controller.procfs.stat(child.processIdentifier))
         let stale = ProcessIdentity(pid: stat.pid, startTimeTicks: stat.startTimeTicks &+ 1)

@@ -2,7 +2,7 @@ import Foundation
 
 /// A throwaway fixture root with a kernel-shaped proc/ tree, written in place (never by
 /// rename) so descriptors held open by a sampler see updates as they would on /proc.
-final class ProcTree {
+final class ProcTree: Sendable {
     let root: URL
 
     init() throws {

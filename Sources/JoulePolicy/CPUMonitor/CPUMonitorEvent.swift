@@ -1,0 +1,15 @@
+import JouleHardware
+
+/// What the monitor tells its user, one line each.
+public enum CPUMonitorEvent: Sendable {
+    /// A process matched the selectors and is now watched.
+    case watching(ProcessFacts)
+    /// A process matched the selectors but a safety rule protects it.
+    case protected(ProcessFacts, ProtectionReason)
+    /// A violation was handled; the report and where it was written (nil if writing failed).
+    case violation(ResourceReport, reportPath: String?)
+    /// A watched process exited (or its PID was reused) before or while it was handled.
+    case exited(ProcessIdentity, name: String)
+    /// An action or a report write failed; the monitor carries on.
+    case failure(String)
+}

@@ -1,0 +1,41 @@
+/// CPU counters of one process (or thread) over the trailing window, oldest first.
+struct CPUUsageHistory: Sendable {
+    struct Point: Sendable {
+        var time: Double
+        var ticks: UInt64
+    }
+
+    private(set) var points: [Point] = []
+
+    /// Adds a sample. Counters of one identity never go down; if they do (a garbage read),
+    /// the history restarts rather than reporting a negative or wrapped usage.
+    mutating func append(time: Double, ticks: UInt64) {
+        if let last = points.last, ticks < last.ticks || time < last.time { points.removeAll() }
+        points.append(Point(time: time, ticks: ticks))
+    }
+
+    /// Drops samples older than the window ending at `now`; the oldest kept is the baseline.
+    mutating func trim(now: Double, window: Double) {
+        let cutoff = now - window - 1e-9
+        if let first = points.firstIndex(where: { $0.time >= cutoff }), first > 0 {
+            points.removeFirst(first)
+        }
+    }
+
+    /// Keeps only the latest sample: a new window starts now (after a non-fatal action).
+    mutating func restart() {
+        if let last = points.last { points = [last] }
+    }
+
+    /// CPU seconds spent between the baseline and the latest sample, and that span; nil
+    /// until two samples exist.
+    func usage(ticksPerSecond: Int) -> WindowUsage? {
+        guard let first = points.first, let last = points.last, points.count >= 2, last.time > first.time else {
+            return nil
+        }
+        let ticks = last.ticks - first.ticks  // append() guarantees order
+        return WindowUsage(cpuSeconds: Double(ticks) / Double(max(1, ticksPerSecond)), observedSeconds: last.time - first.time)
+    }
+
+    var latest: Point? { points.last }
+}

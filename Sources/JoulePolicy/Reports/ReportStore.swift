@@ -1,0 +1,81 @@
+import Foundation
+import JouleHardware
+
+/// A directory of resource reports: `STEM.txt` (for people) beside `STEM.json` (for tools),
+/// each written atomically, text first, so a listed report always has its text.
+public struct ReportStore: Sendable {
+    public let directory: String
+
+    public init(directory: String) {
+        var directory = directory
+        while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
+        self.directory = directory
+    }
+
+    /// `$JOULE_STATE_DIR/reports`; JOULE_STATE_DIR defaults to /var/lib/joule for root, else
+    /// `$XDG_STATE_HOME/joule`, else `$HOME/.local/state/joule`.
+    public static func defaultDirectory(environment: [String: String], isRoot: Bool) -> String {
+        stateDirectory(environment: environment, isRoot: isRoot) + "/reports"
+    }
+
+    public static func stateDirectory(environment: [String: String], isRoot: Bool) -> String {
+        if let dir = environment["JOULE_STATE_DIR"], !dir.isEmpty { return dir }
+        if isRoot { return "/var/lib/joule" }
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/joule" }
+        return (environment["HOME"] ?? "/") + "/.local/state/joule"
+    }
+
+    /// Writes both files; returns the text file's path.
+    @discardableResult
+    public func write(_ report: ResourceReport) throws(ReportStoreError) -> StoredReport {
+        let stem = directory + "/" + report.fileStem
+        let stored = StoredReport(report: report, textPath: stem + ".txt", jsonPath: stem + ".json")
+        do throws(HardwareError) {
+            try Syscalls.makeDirectories(directory)
+            try Syscalls.writeFileAtomically(stored.textPath, Array(report.text.utf8))
+            try Syscalls.writeFileAtomically(stored.jsonPath, Array((report.json.serialized + "\n").utf8))
+        } catch {
+            throw .io(error)
+        }
+        return stored
+    }
+
+    /// Every decodable report, newest first; a missing directory is an empty list. Files
+    /// that do not decode are returned in `skipped` with the reason.
+    public func list() throws(ReportStoreError) -> (reports: [StoredReport], skipped: [String]) {
+        guard Syscalls.kind(of: directory) != nil else { return ([], []) }
+        let names: [String]
+        do { names = try Syscalls.listDirectory(directory) } catch { throw .io(error) }
+        var reports: [StoredReport] = []
+        var skipped: [String] = []
+        for name in names where name.hasSuffix(".json") {
+            let jsonPath = directory + "/" + name
+            do {
+                let bytes = try Syscalls.readFile(jsonPath)
+                let report = try JSONDecoder().decode(ResourceReport.self, from: Data(bytes))
+                reports.append(StoredReport(report: report, textPath: String(jsonPath.dropLast(5)) + ".txt", jsonPath: jsonPath))
+            } catch {
+                skipped.append("\(jsonPath): \(error)")
+            }
+        }
+        reports.sort { ($0.report.timestamp, $0.report.incidentIdentifier) > ($1.report.timestamp, $1.report.incidentIdentifier) }
+        return (reports, skipped)
+    }
+
+    /// The report whose incident identifier starts with `id` (case-insensitive), or whose
+    /// file stem is `id`.
+    public func find(_ id: String) throws(ReportStoreError) -> StoredReport {
+        let wanted = id.uppercased()
+        let all = try list().reports
+        let matches = all.filter {
+            $0.report.incidentIdentifier.uppercased().hasPrefix(wanted) || $0.report.fileStem == id
+                || $0.textPath.hasSuffix("/" + id) || $0.jsonPath.hasSuffix("/" + id)
+        }
+        guard !wanted.isEmpty, let first = matches.first else { throw .notFound(id: id, directory: directory) }
+        guard matches.count == 1 else { throw .ambiguous(id: id, matches: matches.map(\.report.incidentIdentifier)) }
+        return first
+    }
+
+    /// `80%`, `12.5%`.
+    static func percent(_ value: Double) -> String { ResourceReport.number(value) + "%" }
+}

@@ -1,0 +1,247 @@
+import Foundation
+import JouleHardware
+
+/// An EXC_RESOURCE CPU report in the spirit of Apple's crash and energy reports: what ran
+/// away, by how much, what was done, and where its threads were.
+public struct ResourceReport: Sendable, Equatable, Decodable {
+    public var incidentIdentifier: String
+    public var timestamp: Date
+    public var processName: String
+    public var pid: Int32
+    public var processStartTimeTicks: UInt64
+    public var path: String?
+    public var commandLine: [String]?
+    public var parentName: String?
+    public var parentPid: Int32
+    public var uid: UInt32?
+    public var userName: String?
+    public var cgroup: String?
+    public var osVersion: String?
+    public var hardwareModel: String?
+    /// True when the process was killed (subtype CPU_FATAL).
+    public var fatal: Bool
+    public var limitPercent: Double
+    public var windowSeconds: Double
+    public var cpuSeconds: Double
+    public var observedSeconds: Double
+    /// The configured action: kill, throttle or report.
+    public var action: String
+    public var dryRun: Bool
+    /// What was actually done, in words.
+    public var actionTaken: String
+    public var terminationReason: String?
+    public var threads: [ReportThread]
+
+    public init(
+        incidentIdentifier: String = UUID().uuidString, timestamp: Date, processName: String, pid: Int32,
+        processStartTimeTicks: UInt64, path: String?, commandLine: [String]?, parentName: String?, parentPid: Int32,
+        uid: UInt32?, userName: String?, cgroup: String?, osVersion: String?, hardwareModel: String?, fatal: Bool,
+        limitPercent: Double, windowSeconds: Double, cpuSeconds: Double, observedSeconds: Double, action: String,
+        dryRun: Bool, actionTaken: String, terminationReason: String?, threads: [ReportThread]
+    ) {
+        self.incidentIdentifier = incidentIdentifier
+        self.timestamp = timestamp
+        self.processName = processName
+        self.pid = pid
+        self.processStartTimeTicks = processStartTimeTicks
+        self.path = path
+        self.commandLine = commandLine
+        self.parentName = parentName
+        self.parentPid = parentPid
+        self.uid = uid
+        self.userName = userName
+        self.cgroup = cgroup
+        self.osVersion = osVersion
+        self.hardwareModel = hardwareModel
+        self.fatal = fatal
+        self.limitPercent = limitPercent
+        self.windowSeconds = windowSeconds
+        // Stored as the JSON sidecar stores them, so a report read back renders identically.
+        self.cpuSeconds = (cpuSeconds * 100).rounded() / 100
+        self.observedSeconds = (observedSeconds * 1000).rounded() / 1000
+        self.action = action
+        self.dryRun = dryRun
+        self.actionTaken = actionTaken
+        self.terminationReason = terminationReason
+        self.threads = threads
+    }
+
+    public var exceptionType: String { "EXC_RESOURCE" }
+    public var exceptionSubtype: String { fatal ? "CPU_FATAL" : "CPU" }
+    public var exceptionNote: String? { fatal ? nil : "NON-FATAL CONDITION" }
+
+    /// Average over the observed span, in percent of one core, rounded.
+    public var observedPercent: Int {
+        guard observedSeconds > 0, cpuSeconds.isFinite else { return 0 }
+        return Int((cpuSeconds / observedSeconds * 100).rounded())
+    }
+
+    /// `(Limit 80%) Observed 97% over 50 seconds`
+    public var exceptionMessage: String {
+        "(Limit \(Self.number(limitPercent))%) Observed \(observedPercent)% over \(Self.wholeSeconds(observedSeconds)) seconds"
+    }
+
+    /// `48 seconds cpu time over 50 seconds (97% cpu average), exceeding limit of 80% cpu over 60 seconds`
+    public var cpuSummary: String {
+        "\(Self.wholeSeconds(cpuSeconds)) seconds cpu time over \(Self.wholeSeconds(observedSeconds)) seconds "
+            + "(\(observedPercent)% cpu average), exceeding limit of \(Self.number(limitPercent))% cpu over "
+            + "\(Self.number(windowSeconds)) seconds"
+    }
+
+    /// A file-name stem: `name-2026-11-21-231420-6C1E2F3A`.
+    public var fileStem: String {
+        let safe = String(processName.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" })
+        return "\(safe.isEmpty ? "process" : safe)-\(Self.stamp(timestamp))-\(incidentIdentifier.prefix(8))"
+    }
+
+    /// Whole seconds, truncated as XNU's ledger counts them (48.5 s of CPU is "48 seconds").
+    static func wholeSeconds(_ value: Double) -> Int {
+        guard value.isFinite, value >= 0, value < 1e15 else { return 0 }
+        return Int((value + 1e-6).rounded(.down))
+    }
+
+    /// 80 → `80`, 12.5 → `12.5`.
+    static func number(_ value: Double) -> String {
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+
+    private static func utcFormatter(_ format: String) -> DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = format
+        return formatter
+    }
+
+    static func stamp(_ date: Date) -> String { utcFormatter("yyyy-MM-dd-HHmmss").string(from: date) }
+    static func displayDate(_ date: Date) -> String { utcFormatter("yyyy-MM-dd HH:mm:ss.SSS Z").string(from: date) }
+    static func isoDate(_ date: Date) -> String { utcFormatter("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").string(from: date) }
+    static func parseISODate(_ text: String) -> Date? {
+        utcFormatter("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").date(from: text) ?? utcFormatter("yyyy-MM-dd'T'HH:mm:ss'Z'").date(from: text)
+    }
+
+    // MARK: text
+
+    /// The report as text, Apple crash-report style.
+    public var text: String {
+        var lines: [String] = []
+        func field(_ name: String, _ value: String) {
+            let label = name + ":"
+            lines.append(label.padding(toLength: max(label.count + 1, 21), withPad: " ", startingAt: 0) + value)
+        }
+        field("Incident Identifier", incidentIdentifier)
+        field("Process", "\(processName) [\(pid)]")
+        field("Path", path ?? "unknown")
+        if let commandLine, !commandLine.isEmpty { field("Command Line", commandLine.joined(separator: " ")) }
+        field("Parent", "\(parentName ?? "unknown") [\(parentPid)]")
+        field("User", uid.map { "\(userName ?? "unknown") (\($0))" } ?? "unknown")
+        if let cgroup { field("Cgroup", cgroup) }
+        field("Date/Time", Self.displayDate(timestamp))
+        field("OS Version", osVersion ?? "unknown")
+        field("Hardware Model", hardwareModel ?? "unknown")
+        lines.append("")
+        field("Exception Type", exceptionType)
+        field("Exception Subtype", exceptionSubtype)
+        field("Exception Message", exceptionMessage)
+        if let exceptionNote { field("Exception Note", exceptionNote) }
+        field("Termination Reason", terminationReason ?? "none (process not terminated)")
+        field("Action Taken", actionTaken)
+        lines.append("")
+        field("CPU", cpuSummary)
+        field("CPU Limit", "\(Self.number(limitPercent))% of one core (\(Self.number(limitPercent / 100 * windowSeconds)) seconds of cpu time)")
+        field("Limit Duration", "\(Self.number(windowSeconds)) seconds")
+        field("CPU Used", String(format: "%.2f seconds", cpuSeconds))
+        field("CPU Duration", String(format: "%.2f seconds", observedSeconds))
+        lines.append("")
+        lines.append("Threads (cpu time within the window):")
+        for (index, thread) in threads.enumerated() {
+            let marker = thread.heaviest ? " Heaviest" : ""
+            let cpu = thread.cpuSeconds.map { String(format: "%.2f s cpu", $0) } ?? "cpu unknown"
+            lines.append("Thread \(index)\(marker):: \(thread.name)  tid \(thread.tid)  \(thread.state)  \(cpu)  wchan \(thread.wchan ?? "-")")
+            if let stack = thread.kernelStack {
+                if stack.isEmpty { lines.append("    (no kernel frames: running in user space)") }
+                for (depth, frame) in stack.enumerated() { lines.append("    \(depth)  \(frame)") }
+            } else {
+                lines.append("    (kernel stack unreadable)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: JSON
+
+    /// The JSON sidecar, keys in the documented order.
+    public var json: JSONValue {
+        .object([
+            "incidentIdentifier": .string(incidentIdentifier),
+            "timestamp": .string(Self.isoDate(timestamp)),
+            "processName": .string(processName),
+            "pid": .int(Int(pid)),
+            "processStartTimeTicks": .int(Int(clamping: processStartTimeTicks)),
+            "path": .from(path),
+            "commandLine": commandLine.map { .array($0.map(JSONValue.string)) } ?? .null,
+            "parentName": .from(parentName),
+            "parentPid": .int(Int(parentPid)),
+            "uid": .from(uid.map(Int.init)),
+            "userName": .from(userName),
+            "cgroup": .from(cgroup),
+            "osVersion": .from(osVersion),
+            "hardwareModel": .from(hardwareModel),
+            "exceptionType": .string(exceptionType),
+            "exceptionSubtype": .string(exceptionSubtype),
+            "exceptionMessage": .string(exceptionMessage),
+            "exceptionNote": .from(exceptionNote),
+            "cpuSummary": .string(cpuSummary),
+            "fatal": .bool(fatal),
+            "limitPercent": .from(limitPercent),
+            "windowSeconds": .from(windowSeconds),
+            "cpuSeconds": .from(cpuSeconds, places: 2),
+            "observedSeconds": .from(observedSeconds, places: 3),
+            "observedPercent": .int(observedPercent),
+            "action": .string(action),
+            "dryRun": .bool(dryRun),
+            "actionTaken": .string(actionTaken),
+            "terminationReason": .from(terminationReason),
+            "threads": .array(threads.map(\.json)),
+        ])
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case incidentIdentifier, timestamp, processName, pid, processStartTimeTicks, path, commandLine
+        case parentName, parentPid, uid, userName, cgroup, osVersion, hardwareModel, fatal, limitPercent
+        case windowSeconds, cpuSeconds, observedSeconds, action, dryRun, actionTaken, terminationReason, threads
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        incidentIdentifier = try c.decode(String.self, forKey: .incidentIdentifier)
+        let stamp = try c.decode(String.self, forKey: .timestamp)
+        guard let date = Self.parseISODate(stamp) else {
+            throw DecodingError.dataCorruptedError(forKey: .timestamp, in: c, debugDescription: "not an ISO 8601 UTC time: \(stamp)")
+        }
+        timestamp = date
+        processName = try c.decode(String.self, forKey: .processName)
+        pid = try c.decode(Int32.self, forKey: .pid)
+        processStartTimeTicks = try c.decode(UInt64.self, forKey: .processStartTimeTicks)
+        path = try c.decodeIfPresent(String.self, forKey: .path)
+        commandLine = try c.decodeIfPresent([String].self, forKey: .commandLine)
+        parentName = try c.decodeIfPresent(String.self, forKey: .parentName)
+        parentPid = try c.decode(Int32.self, forKey: .parentPid)
+        uid = try c.decodeIfPresent(UInt32.self, forKey: .uid)
+        userName = try c.decodeIfPresent(String.self, forKey: .userName)
+        cgroup = try c.decodeIfPresent(String.self, forKey: .cgroup)
+        osVersion = try c.decodeIfPresent(String.self, forKey: .osVersion)
+        hardwareModel = try c.decodeIfPresent(String.self, forKey: .hardwareModel)
+        fatal = try c.decode(Bool.self, forKey: .fatal)
+        limitPercent = try c.decode(Double.self, forKey: .limitPercent)
+        windowSeconds = try c.decode(Double.self, forKey: .windowSeconds)
+        cpuSeconds = try c.decode(Double.self, forKey: .cpuSeconds)
+        observedSeconds = try c.decode(Double.self, forKey: .observedSeconds)
+        action = try c.decode(String.self, forKey: .action)
+        dryRun = try c.decode(Bool.self, forKey: .dryRun)
+        actionTaken = try c.decode(String.self, forKey: .actionTaken)
+        terminationReason = try c.decodeIfPresent(String.self, forKey: .terminationReason)
+        threads = try c.decode([ReportThread].self, forKey: .threads)
+    }
+}

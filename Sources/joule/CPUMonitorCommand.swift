@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import JouleHardware
+import JoulePolicy
+
+extension CPUMonitorAction: ExpressibleByArgument {}
+
+/// `joule cpu-monitor`: iOS's CPU monitor for Linux processes.
+struct CPUMonitorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cpu-monitor",
+        abstract: "Kill, throttle or report processes that exceed a CPU budget, like iOS's CPU monitor.",
+        discussion: """
+            100% is one full core. A watched process may spend LIMIT% x WINDOW seconds of CPU time within \
+            any trailing WINDOW; as soon as it spends more, the action runs and a report is written \
+            (EXC_RESOURCE, CPU_FATAL when killed, CPU otherwise). Selectors of one kind are alternatives; \
+            different kinds must all match. pid 1, the monitor, its parent, kernel threads and (unless \
+            root) other users' processes are never touched. Stopped processes are always continued on exit.
+            """)
+
+    @Option(help: "CPU limit in percent of one core.")
+    var limit: Double = 80
+
+    @Option(help: "Trailing window in seconds.")
+    var window: Double = 60
+
+    @Option(help: "What to do on a violation: kill, throttle or report.")
+    var action: CPUMonitorAction = .kill
+
+    @Option(help: ArgumentHelp("Directory for reports (default: $JOULE_STATE_DIR/reports).", valueName: "dir"))
+    var reports: String?
+
+    @Option(help: "Sampling interval in seconds (default: a tenth of the window, at most 1).")
+    var interval: Double?
+
+    @Option(help: "Stop after this many seconds (default: run until interrupted).")
+    var duration: Double?
+
+    @Flag(help: "Decide and write reports, but never signal a process or change a cgroup.")
+    var dryRun = false
+
+    @Option(name: .customLong("pid"), help: ArgumentHelp("Watch this process (repeatable).", valueName: "pid"))
+    var pids: [Int32] = []
+
+    @Option(name: .customLong("match"), help: ArgumentHelp("Watch processes whose name or command line matches (repeatable).", valueName: "regex"))
+    var patterns: [String] = []
+
+    @Option(name: .customLong("cgroup"), help: ArgumentHelp("Watch processes in this cgroup v2 path or below (repeatable).", valueName: "path"))
+    var cgroups: [String] = []
+
+    @Option(name: .customLong("uid"), help: ArgumentHelp("Watch processes of this user ID (repeatable).", valueName: "uid"))
+    var uids: [UInt32] = []
+
+    var monitorConfiguration: CPUMonitorConfiguration {
+        var configuration = CPUMonitorConfiguration()
+        configuration.limitPercent = limit
+        configuration.windowSeconds = window
+        configuration.action = action
+        configuration.intervalSeconds = interval
+        configuration.durationSeconds = duration
+        configuration.dryRun = dryRun
+        configuration.selectors = ProcessSelectors(pids: Set(pids), patterns: patterns, cgroups: cgroups, uids: Set(uids))
+        return configuration
+    }
+
+    func validate() throws {
+        do {
+            try monitorConfiguration.validate()
+        } catch {
+            throw ValidationError(error.description)
+        }
+        for pattern in patterns {
+            do { _ = try Regex(pattern) } catch { throw ValidationError("--match \(pattern): not a valid regular expression: \(error)") }
+        }
+    }
+
+    func run() async throws {
+        // Before anything can be stopped: crash handlers that continue stopped processes, and
+        // SIGINT/SIGTERM/SIGHUP turned into a clean shutdown.
+        Syscalls.installStoppedProcessGuard()
+        let signals = TerminationSignals.stream()
+        let environment = ProcessInfo.processInfo.environment
+        let directory = reports ?? ReportStore.defaultDirectory(environment: environment, isRoot: Syscalls.effectiveUserID() == 0)
+        let configuration = monitorConfiguration
+        let monitor: CPUMonitor<PidfdProcessController>
+        do {
+            monitor = try CPUMonitor(
+                configuration: configuration, clock: SystemMonitorClock(), controller: PidfdProcessController(),
+                store: ReportStore(directory: directory))
+        } catch {
+            Console.error("joule cpu-monitor: \(error)")
+            throw ExitCode(2)
+        }
+        Console.out(
+            "cpu-monitor: limit \(Self.number(configuration.limitPercent))% of one core over \(Self.number(configuration.windowSeconds)) s, "
+                + "action \(configuration.action.rawValue)\(configuration.dryRun ? " (dry run)" : ""), "
+                + "sampling every \(Self.number(configuration.effectiveIntervalSeconds)) s, reports in \(directory)")
+        let monitorTask = Task { try await monitor.run { event in Self.print(event) } }
+        let signalTask = Task {
+            for await signal in signals {
+                Console.error("cpu-monitor: signal \(signal), continuing stopped processes and exiting")
+                monitorTask.cancel()
+                return
+            }
+        }
+        let result = await monitorTask.result
+        signalTask.cancel()
+        if case .failure(let error) = result {
+            Console.error("joule cpu-monitor: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    static func print(_ event: CPUMonitorEvent) {
+        switch event {
+        case .watching(let facts):
+            Console.out("watching \(facts.name) [\(facts.pid)]")
+        case .protected(let facts, let reason):
+            Console.out("not watching \(facts.name) [\(facts.pid)]: \(reason)")
+        case .violation(let report, let path):
+            Console.out(
+                "\(report.exceptionType) \(report.exceptionSubtype) \(report.processName) [\(report.pid)]: "
+                    + "\(report.exceptionMessage); \(report.actionTaken); report \(path ?? "not written")")
+        case .exited(let identity, let name):
+            Console.out("\(name) [\(identity.pid)] exited")
+        case .failure(let message):
+            Console.error("cpu-monitor: \(message)")
+        }
+    }
+}

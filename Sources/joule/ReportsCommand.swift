@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import JouleHardware
+import JoulePolicy
+
+/// `joule reports`: the resource reports the CPU monitor left, like Xcode's Energy organizer.
+struct ReportsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reports",
+        abstract: "List and show resource reports (what ran away, when, how badly, what was done).",
+        subcommands: [List.self, Show.self])
+
+    struct Location: ParsableArguments {
+        @Option(help: ArgumentHelp("Reports directory (default: $JOULE_STATE_DIR/reports).", valueName: "dir"))
+        var reports: String?
+
+        var store: ReportStore {
+            ReportStore(directory: reports ?? ReportStore.defaultDirectory(
+                environment: ProcessInfo.processInfo.environment, isRoot: Syscalls.effectiveUserID() == 0))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List reports, newest first.")
+
+        @OptionGroup var location: Location
+
+        @Flag(help: "Print a JSON array.")
+        var json = false
+
+        func run() throws {
+            let listing: (reports: [StoredReport], skipped: [String])
+            do {
+                listing = try location.store.list()
+            } catch {
+                Console.error("joule reports: \(error)")
+                throw ExitCode(1)
+            }
+            for skipped in listing.skipped { Console.error("joule reports: skipped \(skipped)") }
+            if json {
+                Console.out(JSONValue.array(listing.reports.map(Self.summary)).serialized)
+                return
+            }
+            if listing.reports.isEmpty {
+                Console.out("No reports in \(location.store.directory).")
+                return
+            }
+            let rows = listing.reports.map { stored -> [String] in
+                let report = stored.report
+                return [
+                    String(report.incidentIdentifier.prefix(8)),
+                    Self.date(report.timestamp),
+                    "\(report.processName) [\(report.pid)]",
+                    report.exceptionSubtype,
+                    "\(report.observedPercent)% over \(Int(report.observedSeconds.rounded())) s (limit \(ReportsCommand.number(report.limitPercent))% over \(ReportsCommand.number(report.windowSeconds)) s)",
+                    report.dryRun ? "dry run" : report.action,
+                ]
+            }
+            let header = ["ID", "DATE (UTC)", "PROCESS", "SUBTYPE", "OBSERVED", "ACTION"]
+            let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+            for row in [header] + rows {
+                Console.out(row.enumerated().map { index, cell in
+                    index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                }.joined(separator: "  "))
+            }
+        }
+
+        static func date(_ date: Date) -> String {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(secondsFromGMT: 0)
+            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+            return formatter.string(from: date)
+        }
+
+        /// One list entry: the what, when and how bad of a report, and its files.
+        static func summary(_ stored: StoredReport) -> JSONValue {
+            let report = stored.report
+            guard case .object(var object) = report.json else { return .null }
+            let keep: Set<String> = [
+                "incidentIdentifier", "timestamp", "processName", "pid", "exceptionSubtype", "exceptionMessage",
+                "cpuSeconds", "observedSeconds", "observedPercent", "limitPercent", "windowSeconds", "action",
+                "dryRun", "actionTaken",
+            ]
+            var summary = JSONObject()
+            for (key, value) in object.entries where keep.contains(key) { summary[key] = value }
+            summary["textPath"] = .string(stored.textPath)
+            summary["jsonPath"] = .string(stored.jsonPath)
+            object = summary
+            return .object(object)
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one report by incident identifier (or a unique prefix).")
+
+        @Argument(help: "Incident identifier, a unique prefix of it, or the report's file name.")
+        var id: String
+
+        @OptionGroup var location: Location
+
+        @Flag(help: "Print the JSON sidecar instead of the text.")
+        var json = false
+
+        func run() throws {
+            let stored: StoredReport
+            do {
+                stored = try location.store.find(id)
+            } catch {
+                Console.error("joule reports: \(error)")
+                throw ExitCode(1)
+            }
+            if json {
+                Console.out(stored.report.json.serialized)
+                return
+            }
+            let text = (try? Syscalls.readText(stored.textPath)) ?? stored.report.text
+            Console.out(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+        }
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

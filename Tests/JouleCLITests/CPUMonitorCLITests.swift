@@ -1,0 +1,196 @@
+import Foundation
+import Testing
+
+/// `joule cpu-monitor` and `joule reports` against real child processes. These necessarily
+/// run in real time: each keeps to a few seconds and never asserts tight timing.
+@Suite(.serialized) struct CPUMonitorCLITests {
+    static func spawn(_ path: String, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    static func busy() throws -> Process { try spawn("/bin/sh", ["-c", "while :; do :; done"]) }
+    static func sleeper() throws -> Process { try spawn("/bin/sleep", ["60"]) }
+
+    static func stop(_ process: Process) {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Field 3 (state) and 14+15 (CPU ticks) of /proc/PID/stat, split at the last ')'.
+    static func stat(_ pid: Int32) -> (state: String, ticks: Int)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let utime = Int(fields[11]), let stime = Int(fields[12]) else { return nil }
+        return (String(fields[0]), utime + stime)
+    }
+
+    /// The busy child's share of a core over half a second, so the limit can sit below what
+    /// this (possibly loaded) machine actually gives it.
+    static func share(of pid: Int32) -> Double {
+        let before = stat(pid)?.ticks ?? 0
+        usleep(500_000)
+        let after = stat(pid)?.ticks ?? 0
+        return Double(after - before) / Double(sysconf(Int32(_SC_CLK_TCK))) / 0.5
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("joule-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
+    }
+
+    /// No state change seen over a few reads: a process left stopped would show `T` throughout.
+    static func isLeftStopped(_ pid: Int32) -> Bool {
+        var stoppedReads = 0
+        for _ in 0..<5 {
+            if stat(pid)?.state == "T" { stoppedReads += 1 }
+            usleep(50_000)
+        }
+        return stoppedReads == 5
+    }
+
+    @Test func killsTheBusyProcessLeavesTheSleeperAndWritesAReport() throws {
+        let busy = try Self.busy()
+        let sleeper = try Self.sleeper()
+        defer { Self.stop(busy); Self.stop(sleeper) }
+        let share = Self.share(of: busy.processIdentifier)
+        // 50 % as the issue asks when the machine gives the loop most of a core; below what it
+        // gets otherwise, since a loop that never exceeds the limit must not be killed.
+        let limit = share >= 0.75 ? 50 : max(2, Int(share * 100 / 2))
+        let reports = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: reports) }
+        let result = try CLIHarness.run([
+            "cpu-monitor", "--pid", "\(busy.processIdentifier)", "--pid", "\(sleeper.processIdentifier)",
+            "--limit", "\(limit)", "--window", "4", "--action", "kill", "--reports", reports, "--duration", "8",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("EXC_RESOURCE CPU_FATAL sh [\(busy.processIdentifier)]"))
+        busy.waitUntilExit()
+        #expect(busy.terminationReason == .uncaughtSignal)
+        #expect(busy.terminationStatus == SIGKILL)
+        #expect(sleeper.isRunning)
+
+        let list = try CLIHarness.run(["reports", "list", "--json", "--reports", reports])
+        #expect(list.status == 0)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.count == 1)
+        let entry = try #require(entries.first)
+        #expect(entry["pid"] as? Int == Int(busy.processIdentifier))
+        #expect(entry["exceptionSubtype"] as? String == "CPU_FATAL")
+        let message = try #require(entry["exceptionMessage"] as? String)
+        #expect(message.wholeMatch(of: try Regex("\\(Limit \(limit)%\\) Observed [0-9]+% over [0-9]+ seconds")) != nil, "\(message)")
+        // The engine fires only once the budget is exceeded; the whole-percent figure in the
+        // report may round down onto the limit itself (24.4 % against 24 %).
+        let observed = try #require(entry["observedPercent"] as? Int)
+        #expect(observed >= limit)
+
+        let id = try #require(entry["incidentIdentifier"] as? String)
+        let show = try CLIHarness.run(["reports", "show", String(id.prefix(8)), "--reports", reports])
+        #expect(show.status == 0)
+        for line in ["Process:             sh [\(busy.processIdentifier)]", "Path:                /usr/bin/dash",
+                     "Exception Type:      EXC_RESOURCE", "Exception Subtype:   CPU_FATAL", "Exception Message:   \(message)",
+                     "Action Taken:        killed with SIGKILL through a pidfd", "Thread 0 Heaviest:: sh"] {
+            #expect(show.stdout.contains(line), "missing \(line)")
+        }
+        let table = try CLIHarness.run(["reports", "list", "--reports", reports])
+        #expect(table.stdout.contains("CPU_FATAL"))
+        #expect(table.stdout.contains("sh [\(busy.processIdentifier)]"))
+    }
+
+    @Test func throttleLeavesNothingStoppedAfterExit() throws {
+        let busy = try Self.busy()
+        defer { Self.stop(busy) }
+        let share = Self.share(of: busy.processIdentifier)
+        let limit = max(2, min(20, Int(share * 100 / 2)))
+        let reports = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: reports) }
+        let result = try CLIHarness.run([
+            "cpu-monitor", "--pid", "\(busy.processIdentifier)", "--limit", "\(limit)", "--window", "1",
+            "--interval", "0.2", "--action", "throttle", "--reports", reports, "--duration", "3",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("EXC_RESOURCE CPU sh [\(busy.processIdentifier)]"))
+        #expect(result.stdout.contains("SIGSTOP/SIGCONT duty cycling"))
+        #expect(busy.isRunning)
+        #expect(!Self.isLeftStopped(busy.processIdentifier))
+    }
+
+    @Test func throttleLeavesNothingStoppedAfterSIGTERM() throws {
+        let busy = try Self.busy()
+        defer { Self.stop(busy) }
+        let share = Self.share(of: busy.processIdentifier)
+        let limit = max(2, min(20, Int(share * 100 / 2)))
+        let reports = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: reports) }
+        let monitor = try Self.spawn(CLIHarness.binary.path, [
+            "cpu-monitor", "--pid", "\(busy.processIdentifier)", "--limit", "\(limit)", "--window", "1",
+            "--interval", "0.2", "--action", "throttle", "--reports", reports,
+        ])
+        defer { Self.stop(monitor) }
+        // Wait (bounded) for the throttle to begin: its report appears.
+        var throttling = false
+        for _ in 0..<150 where !throttling {
+            usleep(100_000)
+            throttling = ((try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []).contains { $0.hasSuffix(".json") }
+        }
+        #expect(throttling)
+        usleep(300_000)
+        kill(monitor.processIdentifier, SIGTERM)
+        var exited = false
+        for _ in 0..<100 where !exited {
+            usleep(50_000)
+            exited = !monitor.isRunning
+        }
+        #expect(exited, "the monitor did not stop on SIGTERM")
+        if exited {
+            #expect(monitor.terminationReason == .exit)
+            #expect(monitor.terminationStatus == 0)
+        }
+        #expect(busy.isRunning)
+        #expect(!Self.isLeftStopped(busy.processIdentifier))
+    }
+
+    @Test func neverItsOwnParent() throws {
+        let me = ProcessInfo.processInfo.processIdentifier
+        let result = try CLIHarness.run(["cpu-monitor", "--pid", "\(me)", "--limit", "1", "--window", "1", "--duration", "0.5"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("the monitor's parent is never touched"))
+    }
+
+    @Test func refusals() throws {
+        let pid1 = try CLIHarness.run(["cpu-monitor", "--pid", "1"])
+        #expect(pid1.status == 2)
+        #expect(pid1.stderr.contains("refusing --pid 1"))
+        let none = try CLIHarness.run(["cpu-monitor"])
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("choose what to watch"))
+        let regex = try CLIHarness.run(["cpu-monitor", "--match", "(oops"])
+        #expect(regex.status == 2)
+        #expect(regex.stderr.contains("--match (oops"))
+        let action = try CLIHarness.run(["cpu-monitor", "--pid", "5", "--action", "explode"])
+        #expect(action.status == 2)
+        let limit = try CLIHarness.run(["cpu-monitor", "--pid", "5", "--limit", "-3"])
+        #expect(limit.status == 2)
+        #expect(limit.stderr.contains("--limit"))
+    }
+
+    @Test func reportsOnAnEmptyOrMissingDirectory() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let list = try CLIHarness.run(["reports", "list"], environment: ["JOULE_STATE_DIR": dir])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains("No reports in \(dir)/reports"))
+        let json = try CLIHarness.run(["reports", "list", "--json", "--reports", dir + "/none"])
+        #expect(json.stdout == "[]\n")
+        let show = try CLIHarness.run(["reports", "show", "ABCDEF", "--reports", dir])
+        #expect(show.status == 1)
+        #expect(show.stderr.contains("no report ABCDEF"))
+    }
+}

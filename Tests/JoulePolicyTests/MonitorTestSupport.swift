@@ -1,0 +1,108 @@
+import Foundation
+import JouleHardware
+import Synchronization
+@testable import JoulePolicy
+
+/// A clock the test moves by hand; `sleep` jumps straight to the deadline and runs `onSleep`
+/// first, so a whole `run()` plays out instantly and deterministically.
+final class JumpingClock: MonitorClock {
+    private let time = Mutex<Double>(0)
+    private let hook = Mutex<(@Sendable (Double) -> Void)?>(nil)
+    let wall = Date(timeIntervalSince1970: 1_795_000_000)
+
+    func now() -> Double { time.withLock { $0 } }
+    func wallTime() -> Date { wall.addingTimeInterval(now()) }
+    func set(_ seconds: Double) { time.withLock { $0 = seconds } }
+    func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
+    func onSleep(_ body: @escaping @Sendable (Double) -> Void) { hook.withLock { $0 = body } }
+
+    /// Sleeping to or past this time throws CancellationError, as a cancelled task's sleep does.
+    let cancelAt = Mutex<Double?>(nil)
+
+    func sleep(until deadline: Double) async throws {
+        try Task.checkCancellation()
+        if let cancelAt = cancelAt.withLock({ $0 }), deadline >= cancelAt { throw CancellationError() }
+        hook.withLock { $0 }?(deadline)
+        time.withLock { $0 = max($0, deadline) }
+    }
+}
+
+/// Records what the monitor asks for instead of signalling; checks identities against the
+/// fixture tree as the pidfd controller checks them against /proc.
+final class RecordingController: ProcessController {
+    struct Handle: Sendable, Hashable {
+        let identity: ProcessIdentity
+    }
+
+    let procfs: ProcFS
+    let cgroupRoot: String
+    private let entries = Mutex<[String]>([])
+    /// PIDs whose signals report "already exited".
+    let exited = Mutex<Set<Int32>>([])
+
+    init(root: String) {
+        procfs = ProcFS(root: root)
+        cgroupRoot = root + "/sys/fs/cgroup"
+    }
+
+    var log: [String] { entries.withLock { $0 } }
+    private func record(_ entry: String) { entries.withLock { $0.append(entry) } }
+
+    func open(_ identity: ProcessIdentity) throws(HardwareError) -> Handle? {
+        guard let stat = try procfs.stat(identity.pid), stat.startTimeTicks == identity.startTimeTicks else {
+            record("open \(identity.pid) refused")
+            return nil
+        }
+        record("open \(identity.pid)")
+        return Handle(identity: identity)
+    }
+
+    func send(_ signal: ProcessSignal, to handle: Handle) throws(HardwareError) -> Bool {
+        if exited.withLock({ $0.contains(handle.identity.pid) }) { return false }
+        record("\(signal) \(handle.identity.pid)")
+        return true
+    }
+
+    func close(_ handle: Handle) { record("close \(handle.identity.pid)") }
+
+    func readCPUMax(cgroup: String) throws(HardwareError) -> String {
+        try Syscalls.readText(cgroupRoot + cgroup + "/cpu.max").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func writeCPUMax(cgroup: String, value: String) throws(HardwareError) {
+        record("cpu.max \(cgroup) \(value)")
+        try Syscalls.writeControlFile(cgroupRoot + cgroup + "/cpu.max", value + "\n")
+    }
+}
+
+/// A monitor identity unlike any fixture process: pid 9000, parent 8999, uid 1000, not root.
+let testMonitor = MonitorIdentity(pid: 9000, ppid: 8999, uid: 1000, isRoot: false)
+
+func makeConfiguration(
+    limit: Double = 50, window: Double = 10, action: CPUMonitorAction = .kill, interval: Double = 1,
+    selectors: ProcessSelectors, dryRun: Bool = false
+) -> CPUMonitorConfiguration {
+    var configuration = CPUMonitorConfiguration()
+    configuration.limitPercent = limit
+    configuration.windowSeconds = window
+    configuration.action = action
+    configuration.intervalSeconds = interval
+    configuration.selectors = selectors
+    configuration.dryRun = dryRun
+    return configuration
+}
+
+extension Array where Element == CPUMonitorEvent {
+    var reports: [ResourceReport] {
+        compactMap { if case .violation(let report, _) = $0 { report } else { nil } }
+    }
+    var protections: [ProtectionReason] {
+        compactMap { if case .protected(_, let reason) = $0 { reason } else { nil } }
+    }
+    var exits: [Int32] {
+        compactMap { if case .exited(let identity, _) = $0 { identity.pid } else { nil } }
+    }
+    var watched: [Int32] {
+        compactMap { if case .watching(let facts) = $0 { facts.pid } else { nil } }
+    }
+}
