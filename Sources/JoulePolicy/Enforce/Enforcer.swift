@@ -196,11 +196,7 @@ public actor Enforcer<Actuator: PauseActuator> {
                 fresh.append(target)
             }
         }
-        if !onlyNew {
-            for protected in resolution.protected {
-                outcomes.append(TargetOutcome(target: protected.target, result: .protected, detail: protected.reason.description))
-            }
-        } else {
+        if onlyNew {
             for protected in resolution.protected
             where reported.insert("\(workloadClass.name): protected \(protected.target.key)").inserted {
                 warn("class \(workloadClass.name): leaving \(protected.target) alone: \(protected.reason)")
@@ -221,6 +217,11 @@ public actor Enforcer<Actuator: PauseActuator> {
             }
         }
         if !fresh.isEmpty { writeJournal() }
+        if !onlyNew {
+            for protected in resolution.protected {
+                outcomes.append(TargetOutcome(target: protected.target, result: .protected, detail: protected.reason.description))
+            }
+        }
         return action(.pause, className: workloadClass.name, level: workloadClass.level, reason: reason, targets: outcomes)
     }
 
