@@ -86,7 +86,7 @@ struct EnforceCommand: AsyncParsableCommand {
             warn: { Console.error("joule: \($0)") })
         let json = self.json
         let print: @Sendable ([EnforcementAction]) -> Void = { actions in
-            for action in actions { Console.out(json ? JSONValue.object(action.json).serialized : action.text) }
+            for action in actions { Console.out(json ? JSONValue.object(action.json).serialized : Self.describe(action)) }
         }
 
         do {
@@ -164,6 +164,12 @@ struct EnforceCommand: AsyncParsableCommand {
         return EnergyMonitor(
             source: source, overrideStore: LowPowerCommand.store(), clock: clock, configuration: configuration,
             warn: { Console.error("joule: \($0)") })
+    }
+
+    /// One readable line per action, with the local time.
+    static func describe(_ action: EnforcementAction) -> String {
+        let time = Date(timeIntervalSince1970: action.timestamp).formatted(date: .omitted, time: .standard)
+        return "\(time) \(action.text)"
     }
 
     static func signalName(_ signal: Int32) -> String {

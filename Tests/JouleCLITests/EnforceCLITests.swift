@@ -151,6 +151,30 @@ import Glibc
         #expect(!deferrable.isStopped && !optional.isStopped)
     }
 
+    @Test func newMatchingProcessesOfAPausedClassArePausedOnRescan() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let first = try Sleeper()
+        defer { first.end() }
+        let policy = try Self.writePolicy("classes:\n  all:\n    match: [{processRegex: '^\(first.name)'}]\n", in: state.dir)
+        let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
+        let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json", "--interval", "0.2"], environment: state.env)
+        let pause = try Self.expectAction(enforce, "pause", "all")
+        #expect(Self.pids(pause) == [Int(first.pid)])
+        #expect(first.wait(stopped: true))
+
+        let second = try Sleeper(name: first.name + "b")
+        defer { second.end() }
+        let rescan = try Self.expectAction(enforce, "pause", "all")
+        #expect(rescan["reason"] as? String == "rescan")
+        #expect(Self.pids(rescan) == [Int(second.pid)])
+        #expect(second.wait(stopped: true))
+        #expect(enforce.stop(SIGTERM) == 0)
+        let exit = try Self.object(enforce.pendingLines().first)
+        #expect(Set(Self.pids(exit)) == [Int(first.pid), Int(second.pid)])
+        #expect(!first.isStopped && !second.isStopped)
+    }
+
     @Test func aCrashStillResumesPausedWork() throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }

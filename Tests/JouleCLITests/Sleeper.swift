@@ -12,8 +12,10 @@ final class Sleeper {
     let directory: String
     private let process = Process()
 
-    init() throws {
-        name = "jsl" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased()
+    /// `name` must be unique to the test (at most 15 bytes); by default a random `jsl…` name.
+    init(name: String? = nil) throws {
+        let name = name ?? "jsl" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased()
+        self.name = name
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-sleeper-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let sleep = ["/bin/sleep", "/usr/bin/sleep"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/bin/sleep"

@@ -258,6 +258,26 @@ final class TableResolver: WorkloadResolver {
         #expect(FileManager.default.fileExists(atPath: journal.path))
     }
 
+    @Test func workThatCannotBeJournaledIsNotPaused() async throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The journal's directory is a file: every write fails.
+        try "".write(toFile: directory + "/state", atomically: true, encoding: .utf8)
+        let warnings = Mutex<[String]>([])
+        let resolver = TableResolver()
+        resolver.set("background", [Self.process(100)])
+        let actuator = RecordingActuator()
+        let enforcer = Enforcer(
+            policy: Self.policy, resolver: resolver, actuator: actuator, journal: PauseJournal(directory: directory + "/state"),
+            owner: nil, clock: ManualClock(now: 1), warn: { message in warnings.withLock { $0.append(message) } })
+        let actions = await enforcer.update(lowPowerMode: false, thermalState: .fair)
+        #expect(actions.first?.targets.map(\.result) == [.failed])
+        #expect(actions.first?.targets.first?.detail == "not paused: the pause journal cannot be written")
+        #expect(actuator.calls.isEmpty)
+        #expect(await enforcer.heldTargets.isEmpty)
+        #expect(warnings.withLock { $0.count } == 1)
+    }
+
     @Test func dryRunDecidesButNeverActs() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -204,9 +204,14 @@ public actor Enforcer<Actuator: PauseActuator> {
         }
         if onlyNew && fresh.isEmpty { return nil }
 
-        // Journal first: a SIGKILL between the signal and the write must not lose a hold.
-        if !dryRun && !fresh.isEmpty {
-            writeJournal(pending: fresh.map { PauseJournal.Entry(target: $0, classes: [workloadClass.name]) })
+        // Journal first: a SIGKILL between the signal and the write must not lose a hold, and
+        // work that could not be recorded is not paused at all.
+        if !dryRun && !fresh.isEmpty
+            && !writeJournal(pending: fresh.map { PauseJournal.Entry(target: $0, classes: [workloadClass.name]) }) {
+            for target in fresh {
+                outcomes.append(TargetOutcome(target: target, result: .failed, detail: "not paused: the pause journal cannot be written"))
+            }
+            fresh = []
         }
         for target in fresh {
             let (result, handle, detail) = act(pausing: target)
@@ -236,6 +241,9 @@ public actor Enforcer<Actuator: PauseActuator> {
                 return (outcome(try actuator.freeze(cgroup: path)), nil, nil)
             }
         } catch {
+            if case .cgroup = target, error.errno == .noEntry {
+                return (.failed, nil, "no cgroup v2 freezer (\(error.path) is missing: cgroup v1, the root cgroup, or a kernel before 5.2)")
+            }
             return (ProcFS.isVanished(error) ? .gone : .failed, nil, "\(error)")
         }
     }
@@ -292,13 +300,19 @@ public actor Enforcer<Actuator: PauseActuator> {
             lowPowerMode: lowPowerMode, thermalState: thermalState, dryRun: dryRun, targets: targets)
     }
 
-    private func writeJournal(pending: [PauseJournal.Entry] = []) {
-        guard let journal, !dryRun else { return }
+    /// Records the holds (and `pending` ones about to be made); false when the write failed.
+    @discardableResult
+    private func writeJournal(pending: [PauseJournal.Entry] = []) -> Bool {
+        guard let journal, !dryRun else { return true }
         let entries = order.compactMap { key in holds[key].map { PauseJournal.Entry(target: $0.target, classes: $0.classes) } }
         do {
             try journal.save(PauseJournal.Contents(owner: owner, entries: entries + pending))
+            return true
         } catch {
-            warn("cannot write the pause journal \(journal.path): \(error)")
+            if reported.insert("journal: \(error)").inserted {
+                warn("cannot write the pause journal \(journal.path): \(error)")
+            }
+            return false
         }
     }
 }
