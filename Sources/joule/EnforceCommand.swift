@@ -90,12 +90,16 @@ struct EnforceCommand: AsyncParsableCommand {
         }
 
         do {
-            print(try await enforcer.recoverJournal())
+            let recovered = try await enforcer.recoverJournal()
+            print(recovered)
+            if resumeAll {
+                if recovered.isEmpty { Console.error("joule: nothing was left paused") }
+                return
+            }
         } catch {
             Console.error("joule: \(error)")
             throw ExitCode(1)
         }
-        if resumeAll { return }
 
         let monitor: EnergyMonitor
         do {

@@ -57,6 +57,13 @@ final class RecordingActuator: PauseActuator {
         record(.thaw(cgroup))
         return .thawed
     }
+
+    /// Cgroups thawed behind the enforcer's back (a unit restarted).
+    let thawedElsewhere = Mutex<Set<String>>([])
+
+    func freezeState(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
+        thawedElsewhere.withLock { $0.remove(cgroup) != nil } ? .thawed : .frozen
+    }
 }
 
 /// Selectors resolved from a table the test edits.
@@ -187,6 +194,18 @@ final class TableResolver: WorkloadResolver {
         #expect(next.first?.targets.map(\.target) == [reused])
         let held = await enforcer.heldTargets
         #expect(held.contains(reused) && !held.contains(Self.process(100)))
+    }
+
+    @Test func rescanFreezesAgainACgroupFoundThawed() async {
+        let (enforcer, actuator, _) = Self.make()
+        _ = await enforcer.update(lowPowerMode: false, thermalState: .critical)
+        #expect(await enforcer.rescan().isEmpty)
+        actuator.thawedElsewhere.withLock { _ = $0.insert("/build.slice") }
+        let actions = await enforcer.rescan()
+        #expect(actions.map(\.className) == ["builds"])
+        #expect(actions.first?.reason == "rescan")
+        #expect(actions.first?.targets.map(\.result) == [.frozen])
+        #expect(actuator.calls.filter { $0 == .freeze("/build.slice") }.count == 2)
     }
 
     @Test func resumeAllLeavesNothingPaused() async throws {

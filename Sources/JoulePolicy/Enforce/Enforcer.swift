@@ -135,8 +135,22 @@ public actor Enforcer<Actuator: PauseActuator> {
     }
 
     /// Re-resolves the selectors of paused classes: new matching processes are paused too,
-    /// exited ones are forgotten. Lines only for classes with new targets.
+    /// exited ones are forgotten, and a held cgroup found thawed (its unit restarted, or
+    /// someone wrote 0) is frozen again. Lines only for classes with new or re-frozen targets.
     public func rescan() -> [EnforcementAction] {
+        var actions: [EnforcementAction] = []
+        if !dryRun {
+            for key in order {
+                guard let hold = holds[key], case .cgroup(let path) = hold.target,
+                      (try? actuator.freezeState(cgroup: path)) == .thawed,
+                      let className = hold.classes.first
+                else { continue }
+                let (result, _, detail) = act(pausing: hold.target)
+                let level = policy.classes.first { $0.name == className }?.level
+                actions.append(action(.pause, className: className, level: level, reason: "rescan",
+                                      targets: [TargetOutcome(target: hold.target, result: result, detail: detail)]))
+            }
+        }
         var changed = false
         for key in order {
             guard let hold = holds[key], case .process(let identity, _) = hold.target, !resolver.isAlive(identity) else {
@@ -153,7 +167,7 @@ public actor Enforcer<Actuator: PauseActuator> {
             order.removeAll { holds[$0] == nil }
             writeJournal()
         }
-        return policy.classes.compactMap { workloadClass in
+        return actions + policy.classes.compactMap { workloadClass in
             causes[workloadClass.name] == nil ? nil : pause(workloadClass, reason: "rescan", onlyNew: true)
         }
     }

@@ -19,6 +19,8 @@ public protocol PauseActuator: Sendable {
 
     func freeze(cgroup: String) throws(HardwareError) -> CgroupFreezeState
     func thaw(cgroup: String) throws(HardwareError) -> CgroupFreezeState
+    /// The cgroup's state now: a unit restarted while frozen comes back thawed.
+    func freezeState(cgroup: String) throws(HardwareError) -> CgroupFreezeState
 }
 
 /// The live actuator: pidfds for processes, the cgroup v2 freezer for cgroups. Everything it
@@ -77,6 +79,10 @@ public struct LivePauseActuator: PauseActuator {
             if (try? freezer.state(cgroup)) == .thawed || !freezer.exists(cgroup) { Syscalls.unmarkPossiblyFrozen(file) }
             throw error
         }
+    }
+
+    public func freezeState(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
+        try freezer.state(cgroup)
     }
 
     public func thaw(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
