@@ -175,6 +175,25 @@ import Glibc
         #expect(!first.isStopped && !second.isStopped)
     }
 
+    @Test func theManualLowPowerOverridePausesAndResumes() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        let policy = try Self.writePolicy("classes:\n  sync:\n    level: deferrable\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
+        let onAC = CLIHarness.fixturesDirectory.appendingPathComponent("dell-latitude-7490-full-on-ac").path
+        let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", onAC, "--json", "--interval", "0.2"], environment: state.env)
+        #expect(try CLIHarness.run(["lowpower", "on"], environment: state.env).status == 0)
+        let on = try Self.expectAction(enforce, "pause", "sync")
+        #expect(on["reason"] as? String == "lowPowerMode")
+        #expect(sleeper.wait(stopped: true))
+        #expect(try CLIHarness.run(["lowpower", "auto"], environment: state.env).status == 0)
+        _ = try Self.expectAction(enforce, "resume", "sync")
+        #expect(sleeper.wait(stopped: false))
+        #expect(enforce.stop(SIGTERM) == 0)
+        #expect(enforce.pendingLines().isEmpty)
+    }
+
     @Test func aCrashStillResumesPausedWork() throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
