@@ -10,6 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
     ],
     targets: [
         // C libraries only: module maps and tiny shims, no logic.
@@ -22,7 +23,9 @@ let package = Package(
         // Readings as Sendable values; knows nothing of policy.
         .target(name: "JouleHardware", dependencies: ["CUdev", "CBluetooth"]),
         // State engines and enforcement; never touches a file descriptor or C pointer itself.
-        .target(name: "JoulePolicy", dependencies: ["JouleHardware"]),
+        .target(
+            name: "JoulePolicy",
+            dependencies: ["JouleHardware", .product(name: "Yams", package: "Yams")]),
         // Argument parsing and printing only.
         .executableTarget(
             name: "joule",

@@ -1,0 +1,270 @@
+import JouleHardware
+import Yams
+
+/// What `joule enforce` pauses, read from a YAML policy file:
+///
+/// ```yaml
+/// version: 1
+/// rescanInterval: 5
+/// classes:
+///   transcode:
+///     level: deferrable
+///     match:
+///       - process: ffmpeg
+///   backups:
+///     level: optional
+///     pauseInLowPowerMode: true
+///     match:
+///       - unit: restic-backup.service
+/// ```
+public struct EnforcePolicy: Sendable, Hashable {
+    public var classes: [WorkloadClass]
+    /// Seconds between re-resolving the selectors of paused classes, so new matching
+    /// processes are paused too.
+    public var rescanIntervalS: Double
+
+    public static let defaultRescanIntervalS = 5.0
+
+    public init(classes: [WorkloadClass], rescanIntervalS: Double = defaultRescanIntervalS) {
+        self.classes = classes
+        self.rescanIntervalS = rescanIntervalS
+    }
+
+    /// Reads and parses `path`.
+    public static func load(path: String) throws(EnforcePolicyError) -> EnforcePolicy {
+        let text: String
+        do {
+            text = try Syscalls.readText(path)
+        } catch {
+            throw EnforcePolicyError(file: path, message: "cannot read: \(error.errno.map { "\($0)" } ?? error.description)")
+        }
+        return try parse(yaml: text, file: path)
+    }
+
+    /// Parses policy text; `file` only names the source in errors.
+    public static func parse(yaml: String, file: String) throws(EnforcePolicyError) -> EnforcePolicy {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw syntaxError(error, file: file)
+        } catch {
+            throw EnforcePolicyError(file: file, message: "not valid YAML: \(error)")
+        }
+        guard let root else { throw EnforcePolicyError(file: file, message: "the policy is empty: it needs `classes`") }
+        return try PolicyReader(file: file).policy(root)
+    }
+
+    private static func syntaxError(_ error: YamlError, file: String) -> EnforcePolicyError {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+             .composer(let context, let problem, let mark, _):
+            let detail = context.map { "\(problem) (\($0.text))" } ?? problem
+            return EnforcePolicyError(file: file, line: mark.line, column: mark.column, message: "not valid YAML: \(detail)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            let mark = context.mark
+            return EnforcePolicyError(
+                file: file, line: mark.line > 0 ? mark.line : nil, column: mark.line > 0 ? mark.column : nil,
+                message: "duplicate key \(duplicates.map { "\"\($0)\"" }.joined(separator: ", "))")
+        case .reader(let problem, _, _, _):
+            return EnforcePolicyError(file: file, message: "not valid text: \(problem)")
+        default:
+            return EnforcePolicyError(file: file, message: "not valid YAML: \(error)")
+        }
+    }
+}
+
+/// Walks the composed YAML tree, checking every key and value.
+private struct PolicyReader {
+    let file: String
+
+    func fail(_ node: Node?, _ key: String?, _ message: String) -> EnforcePolicyError {
+        EnforcePolicyError(file: file, line: node?.mark?.line, column: node?.mark?.column, key: key, message: message)
+    }
+
+    /// The pairs of a mapping, rejecting keys outside `allowed` and non-string keys.
+    func mapping(_ node: Node, _ key: String?, allowed: [String]?) throws(EnforcePolicyError) -> [(String, Node, Node)] {
+        guard let mapping = node.mapping else {
+            throw fail(node, key, "expected a mapping (key: value), found \(kind(node))")
+        }
+        var seen: Set<String> = []
+        var pairs: [(String, Node, Node)] = []
+        for (keyNode, value) in mapping {
+            guard let name = keyNode.scalar?.string else { throw fail(keyNode, key, "keys must be plain words") }
+            let path = key.map { "\($0).\(name)" } ?? name
+            if let allowed, !allowed.contains(name) {
+                throw fail(keyNode, path, "unknown key (expected \(allowed.joined(separator: ", ")))")
+            }
+            guard seen.insert(name).inserted else { throw fail(keyNode, path, "duplicate key") }
+            pairs.append((name, keyNode, value))
+        }
+        return pairs
+    }
+
+    func kind(_ node: Node) -> String {
+        switch node {
+        case .scalar(let s): "\"\(s.string)\""
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        case .alias: "an alias"
+        }
+    }
+
+    func string(_ node: Node, _ key: String) throws(EnforcePolicyError) -> String {
+        guard let scalar = node.scalar else { throw fail(node, key, "expected a string, found \(kind(node))") }
+        let text = scalar.string
+        guard !text.isEmpty, !text.allSatisfy({ $0 == " " || $0 == "\t" }) else { throw fail(node, key, "must not be empty") }
+        return text
+    }
+
+    func policy(_ root: Node) throws(EnforcePolicyError) -> EnforcePolicy {
+        var classes: [WorkloadClass]?
+        var rescan = EnforcePolicy.defaultRescanIntervalS
+        for (name, _, value) in try mapping(root, nil, allowed: ["version", "rescanInterval", "classes"]) {
+            switch name {
+            case "version":
+                guard value.scalar != nil, value.int == 1 else {
+                    throw fail(value, name, "unsupported version \(kind(value)) (this joule reads version 1)")
+                }
+            case "rescanInterval":
+                guard value.scalar != nil, let seconds = value.float, seconds >= 0.05, seconds <= 86_400 else {
+                    throw fail(value, name, "expected seconds between 0.05 and 86400, found \(kind(value))")
+                }
+                rescan = seconds
+            default:
+                classes = try workloadClasses(value)
+            }
+        }
+        guard let classes else { throw fail(root, nil, "missing key `classes`") }
+        return EnforcePolicy(classes: classes, rescanIntervalS: rescan)
+    }
+
+    func workloadClasses(_ node: Node) throws(EnforcePolicyError) -> [WorkloadClass] {
+        let pairs = try mapping(node, "classes", allowed: nil)
+        guard !pairs.isEmpty else { throw fail(node, "classes", "no classes: name at least one") }
+        var result: [WorkloadClass] = []
+        for (name, keyNode, value) in pairs {
+            let path = "classes.\(name)"
+            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                throw fail(keyNode, path, "class names are single words")
+            }
+            result.append(try workloadClass(name, value, path))
+        }
+        return result
+    }
+
+    func workloadClass(_ name: String, _ node: Node, _ path: String) throws(EnforcePolicyError) -> WorkloadClass {
+        var level = WorkloadLevel.normal
+        var selectors: [WorkloadSelector]?
+        var pauseAt: ThermalState??
+        var pauseInLowPowerMode: Bool?
+        let allowed = ["level", "match", "pauseAt", "pauseInLowPowerMode", "description"]
+        for (key, _, value) in try mapping(node, path, allowed: allowed) {
+            let keyPath = "\(path).\(key)"
+            switch key {
+            case "level":
+                let word = try string(value, keyPath)
+                guard let parsed = WorkloadLevel(rawValue: word) else {
+                    throw fail(value, keyPath, "unknown level \"\(word)\" (expected deferrable, optional or normal)")
+                }
+                level = parsed
+            case "match":
+                selectors = try selectorList(value, keyPath)
+            case "pauseAt":
+                let word = try string(value, keyPath)
+                if word == "never" {
+                    pauseAt = .some(nil)
+                } else if let state = ThermalState(name: word), state != .nominal {
+                    pauseAt = .some(state)
+                } else {
+                    throw fail(value, keyPath, "expected fair, serious, critical or never, found \"\(word)\"")
+                }
+            case "pauseInLowPowerMode":
+                guard value.scalar != nil, let flag = value.bool else {
+                    throw fail(value, keyPath, "expected true or false, found \(kind(value))")
+                }
+                pauseInLowPowerMode = flag
+            default:
+                _ = try string(value, keyPath)  // description: free text
+            }
+        }
+        guard let selectors else { throw fail(node, path, "missing key `match` (the selectors of the class)") }
+        return WorkloadClass(
+            name: name, level: level, selectors: selectors, pauseAt: pauseAt, pauseInLowPowerMode: pauseInLowPowerMode)
+    }
+
+    func selectorList(_ node: Node, _ path: String) throws(EnforcePolicyError) -> [WorkloadSelector] {
+        guard let sequence = node.sequence else {
+            throw fail(node, path, "expected a list of selectors (- process: NAME), found \(kind(node))")
+        }
+        guard !sequence.isEmpty else { throw fail(node, path, "no selectors: the class would match nothing") }
+        var result: [WorkloadSelector] = []
+        for (index, item) in sequence.enumerated() {
+            let itemPath = "\(path)[\(index)]"
+            let pairs = try mapping(item, itemPath, allowed: Self.selectorKeys)
+            guard pairs.count == 1, let pair = pairs.first else {
+                throw fail(item, itemPath, "each selector has exactly one key (\(Self.selectorKeys.joined(separator: ", ")))")
+            }
+            result.append(try selector(pair.0, pair.2, "\(itemPath).\(pair.0)"))
+        }
+        return result
+    }
+
+    static let selectorKeys = ["cgroup", "unit", "process", "processRegex", "commandRegex", "pidFile"]
+
+    func selector(_ key: String, _ node: Node, _ path: String) throws(EnforcePolicyError) -> WorkloadSelector {
+        let text = try string(node, path)
+        switch key {
+        case "cgroup":
+            guard let cgroup = WorkloadSelectorSyntax.cgroupPath(text) else {
+                throw fail(node, path, "\"\(text)\" is not a cgroup below the root (e.g. system.slice/backup.service or /sys/fs/cgroup/system.slice/backup.service; no `..`)")
+            }
+            return .cgroup(cgroup)
+        case "unit":
+            guard let unit = WorkloadSelectorSyntax.unitName(text) else {
+                throw fail(node, path, "\"\(text)\" is not a unit name (NAME, NAME.service, NAME.scope or NAME.slice)")
+            }
+            return .unit(unit)
+        case "process":
+            return .process(text)
+        case "processRegex", "commandRegex":
+            do {
+                _ = try Regex(text)
+            } catch {
+                throw fail(node, path, "bad regular expression \"\(text)\": \(error)")
+            }
+            return key == "processRegex" ? .processRegex(text) : .commandRegex(text)
+        default:
+            guard text.hasPrefix("/") else { throw fail(node, path, "the pid file must be an absolute path, found \"\(text)\"") }
+            return .pidFile(text)
+        }
+    }
+}
+
+/// Checks and normalises selector values.
+enum WorkloadSelectorSyntax {
+    /// `/a/b` for `a/b`, `/a/b/`, `/sys/fs/cgroup/a/b`; nil for the root, `..`, `.` or empty.
+    static func cgroupPath(_ text: String) -> String? {
+        var path = Substring(text)
+        for prefix in ["/sys/fs/cgroup/", "/sys/fs/cgroup"] where path.hasPrefix(prefix) {
+            path = path.dropFirst(prefix.count)
+            break
+        }
+        let components = path.split(separator: "/")
+        guard !components.isEmpty, !components.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+        return "/" + components.joined(separator: "/")
+    }
+
+    /// The unit name with `.service` added when it has no unit type.
+    static func unitName(_ text: String) -> String? {
+        guard !text.contains("/"), !text.contains(where: { $0.isWhitespace }) else { return nil }
+        for suffix in [".service", ".scope", ".slice"] where text.hasSuffix(suffix) {
+            return text.count > suffix.count ? text : nil
+        }
+        guard let dot = text.lastIndex(of: ".") else { return text + ".service" }
+        // Another unit type (timer, socket…) owns no processes; a dot inside a name is fine.
+        let type = text[text.index(after: dot)...]
+        let others = ["timer", "socket", "target", "path", "mount", "automount", "swap", "device"]
+        return others.contains(String(type)) ? nil : text + ".service"
+    }
+}

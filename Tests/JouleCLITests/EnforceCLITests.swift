@@ -1,0 +1,333 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `joule enforce` on fixture copies changed on disk, pausing real child processes.
+@Suite struct EnforceCLITests {
+    static let thinkpad = "thinkpad-t480-two-batteries-discharging"
+    static func zone(_ root: String) -> String { root + "/sys/class/thermal/thermal_zone0/temp" }
+
+    static func writePolicy(_ text: String, in directory: URL) throws -> String {
+        let path = directory.appendingPathComponent("policy.yaml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static func object(_ line: String?) throws -> [String: Any] {
+        let line = try #require(line, "no line from joule enforce")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+    }
+
+    /// The next action line, checked to be `action` for `className`.
+    static func expectAction(_ enforce: CLIProcess, _ action: String, _ className: String) throws -> [String: Any] {
+        let line = try object(enforce.nextLine())
+        #expect(line["action"] as? String == action, "\(line)")
+        #expect(line["class"] as? String == className, "\(line)")
+        return line
+    }
+
+    static func targets(_ line: [String: Any]) -> [[String: Any]] { line["targets"] as? [[String: Any]] ?? [] }
+
+    static func pids(_ line: [String: Any]) -> [Int] { targets(line).compactMap { $0["pid"] as? Int } }
+
+    @Test func thermalTripsPauseAndResumeProcessesByNameAndPidFile() throws {
+        let root = try FixtureCopy.make(Self.thinkpad)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let named = try Sleeper()
+        defer { named.end() }
+        let byPidFile = try Sleeper()
+        defer { byPidFile.end() }
+        let untouched = try Sleeper()
+        defer { untouched.end() }
+        let pidFile = state.dir.appendingPathComponent("reports.pid").path
+        try "\(byPidFile.pid)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+        let policy = try Self.writePolicy("""
+            classes:
+              background:
+                level: deferrable
+                match:
+                  - process: \(named.name)
+              reports:
+                level: optional
+                match:
+                  - pidFile: \(pidFile)
+            """, in: state.dir)
+        let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", root, "--json", "--interval", "0.2"], environment: state.env)
+
+        // acpitz: critical trip 128 °C, so serious from 113 °C and fair from 103 °C.
+        try FixtureCopy.write("105000", to: Self.zone(root))
+        let fair = try Self.expectAction(enforce, "pause", "background")
+        #expect(fair["reason"] as? String == "thermal:fair")
+        #expect(fair["thermalState"] as? String == "fair")
+        #expect(fair["level"] as? String == "deferrable")
+        #expect(Self.pids(fair) == [Int(named.pid)])
+        #expect(Self.targets(fair).first?["result"] as? String == "stopped")
+        #expect(named.wait(stopped: true))
+        #expect(!byPidFile.isStopped && !untouched.isStopped)
+        #expect(FileManager.default.fileExists(atPath: state.dir.appendingPathComponent("enforce-paused.json").path))
+
+        try FixtureCopy.write("115000", to: Self.zone(root))
+        let serious = try Self.expectAction(enforce, "pause", "reports")
+        #expect(serious["reason"] as? String == "thermal:serious")
+        #expect(Self.pids(serious) == [Int(byPidFile.pid)])
+        #expect(byPidFile.wait(stopped: true))
+
+        try FixtureCopy.write("40000", to: Self.zone(root))
+        var resumed: [String] = []
+        while resumed.count < 2 {
+            let line = try Self.object(enforce.nextLine())
+            #expect(line["action"] as? String == "resume")
+            #expect(line["reason"] as? String == "recovered")
+            #expect(Self.targets(line).allSatisfy { $0["result"] as? String == "continued" })
+            resumed.append(line["class"] as? String ?? "?")
+        }
+        #expect(Set(resumed) == ["background", "reports"])
+        #expect(named.wait(stopped: false) && byPidFile.wait(stopped: false))
+
+        // Critical pauses both again; SIGTERM resumes both before joule exits.
+        try FixtureCopy.write("124000", to: Self.zone(root))
+        _ = try Self.object(enforce.nextLine())
+        _ = try Self.object(enforce.nextLine())
+        #expect(named.wait(stopped: true) && byPidFile.wait(stopped: true))
+        #expect(enforce.stop(SIGTERM) == 0)
+        let exitLines = try enforce.pendingLines().map { try Self.object($0) }
+        #expect(exitLines.count == 2)
+        #expect(exitLines.allSatisfy { $0["action"] as? String == "resume" && $0["reason"] as? String == "signal:SIGTERM" })
+        #expect(!named.isStopped && !byPidFile.isStopped && !untouched.isStopped)
+        #expect(!FileManager.default.fileExists(atPath: state.dir.appendingPathComponent("enforce-paused.json").path))
+    }
+
+    @Test func lowPowerModePausesDeferrableWorkAndResumesItWhenCharged() throws {
+        let root = try FixtureCopy.make(Self.thinkpad)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let deferrable = try Sleeper()
+        defer { deferrable.end() }
+        let optional = try Sleeper()
+        defer { optional.end() }
+        let policy = try Self.writePolicy("""
+            classes:
+              sync:
+                level: deferrable
+                match: [{processRegex: '^\(deferrable.name)$'}]
+              thumbnails:
+                level: optional
+                match: [{process: \(optional.name)}]
+            """, in: state.dir)
+        let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", root, "--json", "--interval", "0.2"], environment: state.env)
+
+        let supplies = root + "/sys/class/power_supply/"
+        func setBatteries(percent: Int, status: String) throws {
+            for battery in ["BAT0", "BAT1"] {
+                let full = try #require(Int(try String(contentsOfFile: supplies + battery + "/energy_full", encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
+                try FixtureCopy.write(String(full / 100 * percent), to: supplies + battery + "/energy_now")
+                try FixtureCopy.write(String(percent), to: supplies + battery + "/capacity")
+                try FixtureCopy.write(status, to: supplies + battery + "/status")
+            }
+        }
+        try setBatteries(percent: 10, status: "Discharging")
+        let on = try Self.expectAction(enforce, "pause", "sync")
+        #expect(on["reason"] as? String == "lowPowerMode")
+        #expect(on["lowPowerMode"] as? Bool == true)
+        #expect(Self.pids(on) == [Int(deferrable.pid)])
+        #expect(deferrable.wait(stopped: true))
+        #expect(!optional.isStopped)
+
+        // Plugged in and charged past 80 %: Low Power Mode turns off, the work resumes.
+        try FixtureCopy.write("1", to: supplies + "AC/online")
+        try setBatteries(percent: 85, status: "Charging")
+        let off = try Self.expectAction(enforce, "resume", "sync")
+        #expect(off["reason"] as? String == "recovered")
+        #expect(off["lowPowerMode"] as? Bool == false)
+        #expect(deferrable.wait(stopped: false))
+        #expect(enforce.stop(SIGINT) == 0)
+        #expect(!deferrable.isStopped && !optional.isStopped)
+    }
+
+    @Test func newMatchingProcessesOfAPausedClassArePausedOnRescan() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let first = try Sleeper()
+        defer { first.end() }
+        let policy = try Self.writePolicy("classes:\n  all:\n    match: [{processRegex: '^\(first.name)'}]\n", in: state.dir)
+        let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
+        let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json", "--interval", "0.2"], environment: state.env)
+        let pause = try Self.expectAction(enforce, "pause", "all")
+        #expect(Self.pids(pause) == [Int(first.pid)])
+        #expect(first.wait(stopped: true))
+
+        let second = try Sleeper(name: first.name + "b")
+        defer { second.end() }
+        let rescan = try Self.expectAction(enforce, "pause", "all")
+        #expect(rescan["reason"] as? String == "rescan")
+        #expect(Self.pids(rescan) == [Int(second.pid)])
+        #expect(second.wait(stopped: true))
+        #expect(enforce.stop(SIGTERM) == 0)
+        let exit = try Self.object(enforce.pendingLines().first)
+        #expect(Set(Self.pids(exit)) == [Int(first.pid), Int(second.pid)])
+        #expect(!first.isStopped && !second.isStopped)
+    }
+
+    @Test func theManualLowPowerOverridePausesAndResumes() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        let policy = try Self.writePolicy("classes:\n  sync:\n    level: deferrable\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
+        let onAC = CLIHarness.fixturesDirectory.appendingPathComponent("dell-latitude-7490-full-on-ac").path
+        let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", onAC, "--json", "--interval", "0.2"], environment: state.env)
+        #expect(try CLIHarness.run(["lowpower", "on"], environment: state.env).status == 0)
+        let on = try Self.expectAction(enforce, "pause", "sync")
+        #expect(on["reason"] as? String == "lowPowerMode")
+        #expect(sleeper.wait(stopped: true))
+        #expect(try CLIHarness.run(["lowpower", "auto"], environment: state.env).status == 0)
+        _ = try Self.expectAction(enforce, "resume", "sync")
+        #expect(sleeper.wait(stopped: false))
+        #expect(enforce.stop(SIGTERM) == 0)
+        #expect(enforce.pendingLines().isEmpty)
+    }
+
+    @Test func aCrashStillResumesPausedWork() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        let policy = try Self.writePolicy("classes:\n  all:\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
+        // hp-zbook is critical from the start: even `normal` work pauses at once.
+        let fixture = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
+        let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", fixture, "--json"], environment: state.env)
+        let pause = try Self.expectAction(enforce, "pause", "all")
+        #expect(pause["reason"] as? String == "thermal:critical")
+        #expect(sleeper.wait(stopped: true))
+        // SIGABRT is what a Swift runtime failure or abort() raises: the crash guard continues
+        // every stopped process before joule dies of it.
+        #expect(enforce.stop(SIGABRT) == SIGABRT)
+        #expect(sleeper.wait(stopped: false))
+    }
+
+    @Test func aSIGKILLedRunsWorkIsResumedByTheNextRun() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        let policy = try Self.writePolicy("classes:\n  all:\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
+        let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
+        let first = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json"], environment: state.env)
+        _ = try Self.expectAction(first, "pause", "all")
+        #expect(sleeper.wait(stopped: true))
+        #expect(first.stop(SIGKILL) == SIGKILL)
+        // No handler runs on SIGKILL: the process stays stopped, the journal remembers it.
+        #expect(sleeper.isStopped)
+
+        // The next run, on a cool machine, resumes it from the journal first.
+        let cool = CLIHarness.fixturesDirectory.appendingPathComponent("dell-latitude-7490-full-on-ac").path
+        let second = try CLIProcess(["enforce", "--policy", policy, "--root", cool, "--json"], environment: state.env)
+        let resume = try Self.expectAction(second, "resume", "all")
+        #expect(resume["reason"] as? String == "journal")
+        #expect(Self.pids(resume) == [Int(sleeper.pid)])
+        #expect(Self.targets(resume).first?["result"] as? String == "continued")
+        #expect(sleeper.wait(stopped: false))
+        #expect(second.stop(SIGTERM) == 0)
+        #expect(!FileManager.default.fileExists(atPath: state.dir.appendingPathComponent("enforce-paused.json").path))
+    }
+
+    /// A journal as a killed `joule enforce` leaves it, for a process stopped by hand.
+    static func journal(for sleeper: Sleeper, owner: String) throws -> String {
+        let start = try #require(sleeper.startTime)
+        return """
+            {"version":1,"owner":\(owner),"paused":[{"kind":"process","pid":\(sleeper.pid),"startTime":"\(start)",\
+            "name":"\(sleeper.name)","classes":["left"]}]}
+            """
+    }
+
+    @Test func resumeAllContinuesWhatTheJournalNames() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        kill(sleeper.pid, SIGSTOP)
+        #expect(sleeper.wait(stopped: true))
+        let journal = state.dir.appendingPathComponent("enforce-paused.json").path
+        try Self.journal(for: sleeper, owner: "null").write(toFile: journal, atomically: true, encoding: .utf8)
+
+        let result = try CLIHarness.run(["enforce", "--resume-all", "--json"], environment: state.env)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let line = try Self.object(result.stdout.split(separator: "\n").first.map(String.init))
+        #expect(line["action"] as? String == "resume")
+        #expect(line["class"] as? String == "left")
+        #expect(line["reason"] as? String == "journal")
+        #expect(line["level"] is NSNull)
+        #expect(Self.targets(line).first?["result"] as? String == "continued")
+        #expect(sleeper.wait(stopped: false))
+        #expect(!FileManager.default.fileExists(atPath: journal))
+    }
+
+    @Test func refusesToStartWhileAnotherRunOwnsTheJournal() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        kill(sleeper.pid, SIGSTOP)
+        // The owner is alive: this test's own process.
+        let selfStat = try String(contentsOfFile: "/proc/self/stat", encoding: .utf8)
+        let fields = selfStat[selfStat.index(after: try #require(selfStat.lastIndex(of: ")")))...].split(separator: " ")
+        let owner = "{\"pid\":\(getpid()),\"startTime\":\"\(fields[19])\"}"
+        let journal = state.dir.appendingPathComponent("enforce-paused.json").path
+        try Self.journal(for: sleeper, owner: owner).write(toFile: journal, atomically: true, encoding: .utf8)
+        let result = try CLIHarness.run(["enforce", "--resume-all"], environment: state.env)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("another joule enforce (pid \(getpid()))"), "\(result.stderr)")
+        #expect(sleeper.isStopped)
+        #expect(FileManager.default.fileExists(atPath: journal))
+    }
+
+    @Test func dryRunPrintsDecisionsButNeverSignals() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        let policy = try Self.writePolicy("classes:\n  all:\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
+        let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
+        let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json", "--dry-run"], environment: state.env)
+        let pause = try Self.expectAction(enforce, "pause", "all")
+        #expect(pause["dryRun"] as? Bool == true)
+        #expect(Self.targets(pause).first?["result"] as? String == "would-pause")
+        #expect(Self.pids(pause) == [Int(sleeper.pid)])
+        #expect(!sleeper.isStopped)
+        #expect(!FileManager.default.fileExists(atPath: state.dir.appendingPathComponent("enforce-paused.json").path))
+        #expect(enforce.stop(SIGTERM) == 0)
+        let exit = try Self.object(enforce.pendingLines().first)
+        #expect(Self.targets(exit).first?["result"] as? String == "would-resume")
+        #expect(!sleeper.isStopped)
+    }
+
+    @Test func aBadPolicyExitsOneNamingFileLineAndKey() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let policy = try Self.writePolicy("classes:\n  a:\n    level: urgent\n    match: [{process: a}]\n", in: state.dir)
+        let result = try CLIHarness.run(["enforce", "--policy", policy], environment: state.env)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(policy):3:12: classes.a.level: unknown level \"urgent\""), "\(result.stderr)")
+        let missing = try CLIHarness.run(["enforce"], environment: state.env)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("--policy"))
+    }
+
+    @Test func theExamplePolicyLoadsInADryRun() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let example = CLIHarness.packageRoot.appendingPathComponent("examples/enforce-policy.yaml").path
+        let cool = CLIHarness.fixturesDirectory.appendingPathComponent("dell-latitude-7490-full-on-ac").path
+        let enforce = try CLIProcess(["enforce", "--policy", example, "--root", cool, "--dry-run"], environment: state.env)
+        // Nominal, not in Low Power Mode: nothing pauses, so nothing is printed.
+        #expect(enforce.nextLine(timeout: 1) == nil)
+        #expect(enforce.stop(SIGINT) == 0)
+    }
+}

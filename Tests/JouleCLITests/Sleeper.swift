@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `sleep 600` run under a name unique to one test (a copy of /bin/sleep), so a policy that
+/// matches it by name can never touch anything else on the machine. `end()` kills it even
+/// when stopped; call it in a `defer`.
+final class Sleeper {
+    let name: String
+    let directory: String
+    private let process = Process()
+
+    /// `name` must be unique to the test (at most 15 bytes); by default a random `jsl…` name.
+    init(name: String? = nil) throws {
+        let name = name ?? "jsl" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(8).lowercased()
+        self.name = name
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-sleeper-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let sleep = ["/bin/sleep", "/usr/bin/sleep"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/bin/sleep"
+        try FileManager.default.copyItem(atPath: sleep, toPath: directory + "/" + name)
+        process.executableURL = URL(fileURLWithPath: directory + "/" + name)
+        process.arguments = ["600"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Fields after the command name in /proc/PID/stat (field 3 first); nil once gone.
+    private var statFields: [Substring]? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].split(separator: " ")
+    }
+
+    /// The scheduler state letter: `T` when stopped.
+    var state: String? { statFields?.first.map(String.init) }
+    var isStopped: Bool { state == "T" || state == "t" }
+    var startTime: String? { statFields.flatMap { $0.count > 19 ? String($0[19]) : nil } }
+
+    /// Waits (bounded, against hanging) until the process is stopped or running as asked.
+    @discardableResult
+    func wait(stopped: Bool, timeout: Double = 15) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if isStopped == stopped { return true }
+            usleep(20_000)
+        }
+        return isStopped == stopped
+    }
+
+    func end() {
+        kill(pid, SIGKILL)
+        kill(pid, SIGCONT)
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
