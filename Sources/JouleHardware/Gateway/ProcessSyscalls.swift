@@ -47,6 +47,15 @@ extension Syscalls {
         return result
     }
 
+    /// fstat(2)'s link count of an open descriptor; nil on error. For a /proc/PID/task
+    /// directory the kernel reports 2 + the number of threads, which makes a one-syscall
+    /// thread count.
+    public static func linkCount(_ fd: Int32) -> Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return Int(info.st_nlink)
+    }
+
     /// The soft RLIMIT_NOFILE, or nil when unlimited or unknown; the sampler keeps one
     /// descriptor per process open and must stay well below it.
     public static func openFileLimit() -> Int? {
