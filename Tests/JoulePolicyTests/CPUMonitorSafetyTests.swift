@@ -13,7 +13,7 @@ import Testing
     ) async throws -> (protections: [ProtectionReason], reports: [ResourceReport], log: [String]) {
         let tree = try ProcTree()
         try tree.addProcess(pid: pid, comm: comm, ppid: ppid, flags: flags, uid: uid)
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 10, window: 4, selectors: selectors),
@@ -100,7 +100,7 @@ import Testing
         try tree.addProcess(pid: 4700, comm: "python3", cmdline: ["python3", "/opt/miner.py"])
         let engine = try CPUMonitor(
             configuration: makeConfiguration(selectors: ProcessSelectors(patterns: ["miner\\.py"])),
-            root: tree.path, clock: ManualClock(), controller: RecordingController(root: tree.path),
+            root: tree.path, clock: JumpingClock(), controller: RecordingController(root: tree.path),
             monitor: testMonitor, store: nil, ticksPerSecond: 100)
         #expect(try await engine.step().watched == [4700])
     }
@@ -132,7 +132,7 @@ import Testing
         #expect(throws: CPUMonitorError.self) {
             _ = try CPUMonitor(
                 configuration: makeConfiguration(selectors: ProcessSelectors(patterns: ["(unclosed"])),
-                root: "/", clock: ManualClock(), controller: RecordingController(root: "/"), monitor: testMonitor,
+                root: "/", clock: JumpingClock(), controller: RecordingController(root: "/"), monitor: testMonitor,
                 store: nil, ticksPerSecond: 100)
         }
     }

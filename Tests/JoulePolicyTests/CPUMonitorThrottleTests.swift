@@ -12,7 +12,7 @@ import Testing
     }
 
     /// Steps once a second with the process burning a full core until the first report.
-    private func driveToViolation(_ engine: CPUMonitor<RecordingController>, _ tree: ProcTree, _ clock: ManualClock) async throws -> ResourceReport? {
+    private func driveToViolation(_ engine: CPUMonitor<RecordingController>, _ tree: ProcTree, _ clock: JumpingClock) async throws -> ResourceReport? {
         for second in 0...6 {
             try tree.update(pid: 100, comm: "spinner", utime: UInt64(second) * 100)
             clock.set(Double(second))
@@ -23,7 +23,7 @@ import Testing
 
     @Test func dutyCycleStopsAndContinuesWithinEachSlot() async throws {
         let tree = try busyTree()
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(pids: [100])),
@@ -66,7 +66,7 @@ import Testing
 
     @Test func runAlwaysContinuesWhatItStopped() async throws {
         let tree = try busyTree()
-        let clock = ManualClock()
+        let clock = JumpingClock()
         clock.onSleep { deadline in
             try? tree.update(pid: 100, comm: "spinner", utime: UInt64(deadline * 100))
         }
@@ -85,7 +85,7 @@ import Testing
 
     @Test func cancellationContinuesWhatItStopped() async throws {
         let tree = try busyTree()
-        let clock = ManualClock()
+        let clock = JumpingClock()
         clock.onSleep { deadline in try? tree.update(pid: 100, comm: "spinner", utime: UInt64(deadline * 100)) }
         clock.cancelAt.withLock { $0 = 3.52 }
         let controller = RecordingController(root: tree.path)
@@ -99,7 +99,7 @@ import Testing
 
     @Test func aFailingMonitorContinuesWhatItStoppedBeforeThrowing() async throws {
         let tree = try busyTree()
-        let clock = ManualClock()
+        let clock = JumpingClock()
         clock.onSleep { deadline in
             if deadline >= 4 {
                 try? FileManager.default.removeItem(atPath: tree.path + "/proc")
@@ -119,7 +119,7 @@ import Testing
     @Test func aWatchedCgroupIsLimitedThroughCPUMaxAndRestored() async throws {
         let tree = try busyTree(cgroup: "/app.slice/worker.service")
         try tree.write("sys/fs/cgroup/app.slice/cpu.max", "max 100000\n")
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
@@ -137,7 +137,7 @@ import Testing
     @Test func dryRunNeverSignals() async throws {
         for action in [CPUMonitorAction.kill, .throttle] {
             let tree = try busyTree()
-            let clock = ManualClock()
+            let clock = JumpingClock()
             let controller = RecordingController(root: tree.path)
             let engine = try CPUMonitor(
                 configuration: makeConfiguration(limit: 50, window: 4, action: action, selectors: ProcessSelectors(pids: [100]), dryRun: true),
@@ -152,7 +152,7 @@ import Testing
 
     @Test func throttledProcessThatExitsIsForgotten() async throws {
         let tree = try busyTree()
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(pids: [100])),

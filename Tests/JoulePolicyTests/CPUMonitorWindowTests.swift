@@ -8,7 +8,7 @@ import Testing
     @Test func violationHappensAtTheFirstSampleOverBudget() async throws {
         let tree = try ProcTree()
         try tree.addProcess(pid: 100, comm: "worker")
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 10, selectors: ProcessSelectors(pids: [100])),
@@ -48,7 +48,7 @@ import Testing
     @Test func appleExampleNinetySevenPercentOverFiftySeconds() async throws {
         let tree = try ProcTree()
         try tree.addProcess(pid: 200, comm: "app")
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 80, window: 60, action: .report, selectors: ProcessSelectors(pids: [200])),
             root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
@@ -71,7 +71,7 @@ import Testing
     @Test func cpuSpentBeforeTheFirstSampleDoesNotCount() async throws {
         let tree = try ProcTree()
         try tree.addProcess(pid: 300, comm: "old", utime: 1_000_000)
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [300])),
@@ -87,7 +87,7 @@ import Testing
     @Test func oldSamplesLeaveTheWindow() async throws {
         let tree = try ProcTree()
         try tree.addProcess(pid: 400, comm: "bursty")
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .report, selectors: ProcessSelectors(pids: [400])),
             root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
@@ -107,7 +107,7 @@ import Testing
     @Test func reportActionReportsAgainOnlyAfterAnotherBudget() async throws {
         let tree = try ProcTree()
         try tree.addProcess(pid: 500, comm: "spin")
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .report, selectors: ProcessSelectors(pids: [500])),
@@ -126,7 +126,7 @@ import Testing
     @Test func pidReuseStartsANewIdentityWithoutANegativeDelta() async throws {
         let tree = try ProcTree()
         try tree.addProcess(pid: 600, comm: "first", utime: 5000, startTime: 100)
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [600])),
@@ -159,7 +159,7 @@ import Testing
         try tree.addProcess(pid: 700, comm: "victim", startTime: 100)
         let controllerView = try ProcTree()
         try controllerView.addProcess(pid: 700, comm: "innocent", startTime: 5555)
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: controllerView.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [700])),
@@ -177,7 +177,7 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 800, comm: "short")
         try tree.addProcess(pid: 801, comm: "stays")
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(patterns: ["^s"])),
             root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
@@ -193,7 +193,7 @@ import Testing
     @Test func killTargetGoneBeforeTheSignalIsAnExitNotAnError() async throws {
         let tree = try ProcTree()
         try tree.addProcess(pid: 900, comm: "racer")
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let controller = RecordingController(root: tree.path)
         _ = controller.exited.withLock { $0.insert(900) }
         let monitor = try CPUMonitor(
@@ -212,7 +212,7 @@ import Testing
         let tree = try ProcTree()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(selectors: ProcessSelectors(pids: [5])),
-            root: tree.path + "/missing", clock: ManualClock(), controller: RecordingController(root: tree.path),
+            root: tree.path + "/missing", clock: JumpingClock(), controller: RecordingController(root: tree.path),
             monitor: testMonitor, store: nil, ticksPerSecond: 100)
         await #expect(throws: CPUMonitorError.self) { try await monitor.step() }
     }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// A clock the test moves by hand; `sleep` jumps straight to the deadline and runs `onSleep`
 /// first, so a whole `run()` plays out instantly and deterministically.
-final class ManualClock: MonitorClock {
+final class JumpingClock: MonitorClock {
     private let time = Mutex<Double>(0)
     private let hook = Mutex<(@Sendable (Double) -> Void)?>(nil)
     let wall = Date(timeIntervalSince1970: 1_795_000_000)

@@ -17,7 +17,7 @@ import Testing
         try tree.write("proc/100/task/101/wchan", "futex_wait_queue")
         try tree.write("proc/100/task/101/stack", "[<0>] futex_wait_queue+0x5f/0x90\n")
         let store = ReportStore(directory: tree.path + "/state/reports/")
-        let clock = ManualClock()
+        let clock = JumpingClock()
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [100])),
             root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
