@@ -13,7 +13,9 @@ import Musl
 /// /proc/PID/task directory (its link count is 2 + threads), that it is still alone. The
 /// schedstat series is anchored on a stat read, so both sources give one monotonic
 /// `cpuNanoseconds` per identity; a full stat read happens whenever a process has other
-/// threads, and at least every `statRefreshSamples` samples.
+/// threads, and at least every `statRefreshSamples` samples. (schedstat is the leader
+/// thread's: a process whose leader has exited is read through stat; should the leader exit
+/// while schedstat is in use, the next refresh catches up on the missed time.)
 ///
 /// A descriptor on /proc/PID/... keeps naming the process it was opened for; once that
 /// process is reaped, reads fail (ESRCH) and the sampler reopens by path, finding the PID's
@@ -24,7 +26,7 @@ public final class ProcessSampler {
     /// Clock ticks per second, the unit of /proc/PID/stat times.
     public let ticksPerSecond: Int
     /// Single-threaded processes get a full /proc/PID/stat read at least this often.
-    public static let statRefreshSamples = 32
+    public static let statRefreshSamples = 16
 
     private struct Entry {
         var statFD: Int32
@@ -122,7 +124,7 @@ public final class ProcessSampler {
         if openCount < maxOpenDescriptors {
             openCount += 1
             var entry = Entry(statFD: fd, generation: generation, last: sample)
-            if stat.threadCount == 1 { anchor(&entry, pid: pid, cpu: sample.cpuNanoseconds) }
+            if stat.threadCount == 1 && stat.state != .zombie { anchor(&entry, pid: pid, cpu: sample.cpuNanoseconds) }
             entries[pid] = entry
         } else {
             Syscalls.close(fd)
@@ -151,7 +153,7 @@ public final class ProcessSampler {
         let sample = makeSample(stat, cpu: cpu)
         entry.samplesSinceStat = 0
         entry.anchored = false
-        if stat.threadCount == 1 { anchor(&entry, pid: pid, cpu: cpu) }
+        if stat.threadCount == 1 && stat.state != .zombie { anchor(&entry, pid: pid, cpu: cpu) }
         return sample
     }
 
