@@ -157,6 +157,34 @@ import Testing
         #expect(!Self.isLeftStopped(busy.processIdentifier))
     }
 
+    @Test func aMonitorDyingOfAFatalSignalStillContinuesWhatItStopped() throws {
+        let busy = try Self.busy()
+        defer { Self.stop(busy) }
+        let share = Self.share(of: busy.processIdentifier)
+        let limit = max(2, min(20, Int(share * 100 / 4)))
+        let reports = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: reports) }
+        let monitor = try Self.spawn(CLIHarness.binary.path, [
+            "cpu-monitor", "--pid", "\(busy.processIdentifier)", "--limit", "\(limit)", "--window", "1",
+            "--interval", "0.2", "--action", "throttle", "--reports", reports,
+        ])
+        defer { Self.stop(monitor) }
+        var throttling = false
+        for _ in 0..<150 where !throttling {
+            usleep(100_000)
+            throttling = ((try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []).contains { $0.hasSuffix(".json") }
+        }
+        #expect(throttling)
+        // Wait (bounded) until the duty cycle has the process stopped, then kill the monitor
+        // with a signal it does not handle gracefully.
+        for _ in 0..<200 where Self.stat(busy.processIdentifier)?.state != "T" { usleep(2_000) }
+        kill(monitor.processIdentifier, SIGUSR1)
+        monitor.waitUntilExit()
+        #expect(monitor.terminationReason == .uncaughtSignal)
+        #expect(busy.isRunning)
+        #expect(!Self.isLeftStopped(busy.processIdentifier))
+    }
+
     @Test func neverItsOwnParent() throws {
         let me = ProcessInfo.processInfo.processIdentifier
         let result = try CLIHarness.run(["cpu-monitor", "--pid", "\(me)", "--limit", "1", "--window", "1", "--duration", "0.5"])

@@ -13,7 +13,7 @@ import Testing
         #expect(sampler.openDescriptorCount == 2)
         try tree.update(pid: 10, comm: "a", utime: 40, stime: 2)
         samples = try sampler.sample()
-        #expect(samples.first { $0.pid == 10 }?.cpuTicks == 42)
+        #expect(samples.first { $0.pid == 10 }?.cpuNanoseconds == 420_000_000)
         #expect(sampler.openDescriptorCount == 2)
     }
 
@@ -71,6 +71,50 @@ import Testing
     @Test func missingProcIsAnErrorNamingIt() throws {
         let sampler = ProcessSampler(root: "/nonexistent-joule-root")
         #expect(throws: HardwareError.self) { try sampler.sample() }
+    }
+
+    @Test func singleThreadedProcessesAdvanceWithSchedstatAnchoredOnStat() throws {
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 10, comm: "solo", utime: 100)  // 1 s; task/ has one thread
+        try tree.write("proc/10/schedstat", "7000000000 0 5\n")  // run time since start: 7 s
+        let sampler = ProcessSampler(root: tree.path, ticksPerSecond: 100)
+        #expect(try sampler.sample().first?.cpuNanoseconds == 1_000_000_000)
+        #expect(sampler.openDescriptorCount == 3)  // stat, schedstat, task/
+        // Only schedstat moves: 0.25 s more on top of the stat anchor, at ns resolution.
+        try tree.write("proc/10/schedstat", "7250000001 0 6\n")
+        #expect(try sampler.sample().first?.cpuNanoseconds == 1_250_000_001)
+        // A second thread appears (task/ link count 4): stat is read again, and its tick-
+        // truncated value never moves the series backwards.
+        try tree.write("proc/10/task/11/stat", ProcTree.statLine(pid: 11, comm: "solo"))
+        try tree.write("proc/10/stat", ProcTree.statLine(pid: 10, comm: "solo", utime: 124, threads: 2))
+        #expect(try sampler.sample().first?.cpuNanoseconds == 1_250_000_001)
+        try tree.write("proc/10/stat", ProcTree.statLine(pid: 10, comm: "solo", utime: 300, threads: 2))
+        let sample = try #require(try sampler.sample().first)
+        #expect(sample.cpuNanoseconds == 3_000_000_000)
+        #expect(sample.threadCount == 2)
+    }
+
+    @Test func schedstatPathAgreesWithStatOnALiveBusyProcess() throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sh")
+        child.arguments = ["-c", "while :; do :; done"]
+        try child.run()
+        defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() }
+        let pid = child.processIdentifier
+        let sampler = ProcessSampler()
+        var values: [UInt64] = []
+        for _ in 0..<10 {
+            values.append(try #require(try sampler.sample(only: [pid]).first?.cpuNanoseconds))
+            usleep(30_000)
+        }
+        #expect(sampler.openDescriptorCount == 3)
+        #expect(values == values.sorted())
+        #expect(values.last ?? 0 > values.first ?? 0)
+        // The schedstat-advanced value stays within a few ticks of a fresh stat read.
+        let stat = try #require(try ProcFS().stat(pid))
+        let latest = try #require(try sampler.sample(only: [pid]).first?.cpuNanoseconds)
+        let statNanoseconds = stat.cpuTicks * UInt64(1_000_000_000 / Syscalls.clockTicksPerSecond())
+        #expect(abs(Double(latest) - Double(statNanoseconds)) < 0.2e9)
     }
 
     @Test func samplesTheLiveMachineIncludingItself() throws {

@@ -47,6 +47,15 @@ extension Syscalls {
         return result
     }
 
+    /// fstat(2)'s link count of an open descriptor; nil on error. For a /proc/PID/task
+    /// directory the kernel reports 2 + the number of threads, which makes a one-syscall
+    /// thread count.
+    public static func linkCount(_ fd: Int32) -> Int? {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        return Int(info.st_nlink)
+    }
+
     /// The soft RLIMIT_NOFILE, or nil when unlimited or unknown; the sampler keeps one
     /// descriptor per process open and must stay well below it.
     public static func openFileLimit() -> Int? {
@@ -196,9 +205,10 @@ extension Syscalls {
     private static let stoppedTableCapacity = 1024
     nonisolated(unsafe) private static var guardInstalled = false
 
-    /// Installs handlers for the crash signals (a Swift trap is SIGILL or SIGTRAP) that send
-    /// SIGCONT to every PID in the table, then die of the original signal: a monitor that
-    /// crashes never leaves a process stopped. Call once, from the main thread, at startup.
+    /// Installs handlers for the crash signals and the other fatal-by-default signals that
+    /// send SIGCONT to every PID in the table, then die of the original signal: a monitor
+    /// that crashes never leaves a process stopped (SIGKILL alone cannot be caught). Also
+    /// ignores SIGPIPE. Call once, from the main thread, at startup.
     public static func installStoppedProcessGuard() {
         if guardInstalled { return }
         guardInstalled = true
@@ -211,9 +221,14 @@ extension Syscalls {
             _ = Glibc.signal(signal, SIG_DFL)
             _ = raise(signal)
         }
-        for signal in [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE] {
+        // Crashes (a Swift trap is SIGILL or SIGTRAP), and every other signal whose default
+        // action ends the process, except those the caller handles (SIGINT, SIGTERM, SIGHUP).
+        for signal in [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGSYS, SIGQUIT, SIGUSR1, SIGUSR2,
+                       SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ] {
             _ = Glibc.signal(signal, handler)
         }
+        // A closed stdout must not kill the monitor mid-cycle: writes fail with EPIPE instead.
+        _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
 
     /// Records `pid` as possibly stopped by us; false when the table is full.

@@ -1,23 +1,26 @@
-/// One process's CPU counters at one instant, as the sampler reads them: numbers only, so a
+/// One process's CPU time at one instant, as the sampler reads it: numbers only, so a
 /// sample of every process on the machine allocates no strings.
 public struct ProcessCPUSample: Sendable, Hashable {
     public var pid: Int32
     public var startTimeTicks: UInt64
-    public var utimeTicks: UInt64
-    public var stimeTicks: UInt64
+    /// User + system CPU time of the whole process (all threads, live and exited), in
+    /// nanoseconds. Monotonic per identity. From /proc/PID/stat it has clock-tick resolution;
+    /// for single-threaded processes it advances with /proc/PID/schedstat's nanoseconds.
+    public var cpuNanoseconds: UInt64
+    /// State, parent and flags as of the last /proc/PID/stat read, which for a
+    /// single-threaded process may be up to `ProcessSampler.statRefreshSamples` samples old.
     public var state: ProcessState
     public var ppid: Int32
     public var flags: UInt32
     public var threadCount: Int
 
     public init(
-        pid: Int32, startTimeTicks: UInt64, utimeTicks: UInt64, stimeTicks: UInt64,
-        state: ProcessState, ppid: Int32, flags: UInt32, threadCount: Int
+        pid: Int32, startTimeTicks: UInt64, cpuNanoseconds: UInt64, state: ProcessState, ppid: Int32,
+        flags: UInt32, threadCount: Int
     ) {
         self.pid = pid
         self.startTimeTicks = startTimeTicks
-        self.utimeTicks = utimeTicks
-        self.stimeTicks = stimeTicks
+        self.cpuNanoseconds = cpuNanoseconds
         self.state = state
         self.ppid = ppid
         self.flags = flags
@@ -25,6 +28,5 @@ public struct ProcessCPUSample: Sendable, Hashable {
     }
 
     public var identity: ProcessIdentity { ProcessIdentity(pid: pid, startTimeTicks: startTimeTicks) }
-    public var cpuTicks: UInt64 { ProcessStat.saturatingSum(utimeTicks, stimeTicks) }
     public var isKernelThread: Bool { flags & ProcessStat.kernelThreadFlag != 0 }
 }

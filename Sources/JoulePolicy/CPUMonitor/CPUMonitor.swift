@@ -40,7 +40,7 @@ public actor CPUMonitor<Controller: ProcessController> {
         var stopped = false
         var slotStart: Double
         var stopAt: Double?
-        var lastTicks: UInt64
+        var lastNanoseconds: UInt64
         var lastTime: Double
     }
 
@@ -50,6 +50,12 @@ public actor CPUMonitor<Controller: ProcessController> {
     /// Original `cpu.max` of each cgroup we limited, restored on the way out.
     private var cgroupOriginals: [String: String] = [:]
     private var ticksPerSecond: Int { sampler.ticksPerSecond }
+
+    /// Thread times come from task stat files, in clock ticks.
+    private func nanoseconds(ticks: UInt64) -> UInt64 {
+        let (product, overflow) = ticks.multipliedReportingOverflow(by: 1_000_000_000 / UInt64(max(1, ticksPerSecond)))
+        return overflow ? .max : product
+    }
 
     /// Threads are sampled for every watched process while there are few of them, and
     /// otherwise once a process has used this fraction of its budget.
@@ -89,7 +95,7 @@ public actor CPUMonitor<Controller: ProcessController> {
 
     /// The trailing-window usage of a watched process; nil until two samples exist.
     public func usage(of identity: ProcessIdentity) -> WindowUsage? {
-        watches[identity]?.history.usage(ticksPerSecond: ticksPerSecond)
+        watches[identity]?.history.usage()
     }
 
     /// Duty cycle state of throttled processes: fraction of each slot they may run, and
@@ -128,7 +134,7 @@ public actor CPUMonitor<Controller: ProcessController> {
                 verdict = decided
             }
             guard verdict == .watched, watches[identity] != nil else { continue }
-            watches[identity]?.history.append(time: now, ticks: sample.cpuTicks)
+            watches[identity]?.history.append(time: now, nanoseconds: sample.cpuNanoseconds)
         }
 
         // Exited processes, and PIDs now owned by someone else, leave with their state.
@@ -146,7 +152,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             guard var watch = watches[identity] else { continue }
             watch.history.trim(now: now, window: configuration.windowSeconds)
             watches[identity] = watch
-            let usage = watch.history.usage(ticksPerSecond: ticksPerSecond)
+            let usage = watch.history.usage()
             if throttles[identity] != nil, let latest = watch.history.latest { adjustDuty(identity, latest, now: now) }
             if sampleAllThreads || (usage?.cpuSeconds ?? 0) >= budget * Self.threadSamplingBudgetFraction {
                 sampleThreads(identity, now: now)
@@ -205,7 +211,7 @@ public actor CPUMonitor<Controller: ProcessController> {
         var histories: [ProcessIdentity: CPUUsageHistory] = [:]
         for thread in threads {
             var history = watch.threadHistories[thread.identity] ?? CPUUsageHistory()
-            history.append(time: now, ticks: thread.cpuTicks)
+            history.append(time: now, nanoseconds: nanoseconds(ticks: thread.cpuTicks))
             history.trim(now: now, window: configuration.windowSeconds)
             histories[thread.identity] = history
         }
@@ -265,7 +271,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             // Start from the duty that would have held the observed average to the limit.
             let duty = Self.clampDuty(configuration.limitPercent / max(usage.percent, 1))
             throttles[identity] = Throttle(
-                handle: handle, duty: duty, slotStart: -Double.infinity, lastTicks: watch.history.latest?.ticks ?? 0,
+                handle: handle, duty: duty, slotStart: -Double.infinity, lastNanoseconds: watch.history.latest?.nanoseconds ?? 0,
                 lastTime: now)
             watches[identity]?.held = true
             return finishNonFatal(identity, usage,
@@ -336,7 +342,7 @@ public actor CPUMonitor<Controller: ProcessController> {
         var threads: [ReportThread] = []
         if let watch {
             for stat in watch.latestThreads.prefix(256) {
-                let cpu = watch.threadHistories[stat.identity]?.usage(ticksPerSecond: ticksPerSecond)?.cpuSeconds
+                let cpu = watch.threadHistories[stat.identity]?.usage()?.cpuSeconds
                 threads.append(ReportThread(
                     tid: stat.pid, name: stat.comm, state: stat.state.name, cpuSeconds: cpu,
                     wchan: procfs.wchan(pid, stat.pid), kernelStack: procfs.kernelStack(pid, stat.pid), heaviest: false))
@@ -373,14 +379,16 @@ public actor CPUMonitor<Controller: ProcessController> {
     /// a process that used u cores while allowed to run a fraction d of the time would use
     /// u/d unthrottled, so d·limit/u holds it to the limit. Halfway steps avoid oscillation.
     private func adjustDuty(_ identity: ProcessIdentity, _ latest: CPUUsageHistory.Point, now: Double) {
-        guard var throttle = throttles[identity], latest.time > throttle.lastTime, latest.ticks >= throttle.lastTicks else {
+        guard var throttle = throttles[identity], latest.time > throttle.lastTime,
+              latest.nanoseconds >= throttle.lastNanoseconds
+        else {
             return
         }
-        let cores = Double(latest.ticks - throttle.lastTicks) / Double(max(1, ticksPerSecond)) / (latest.time - throttle.lastTime)
+        let cores = Double(latest.nanoseconds - throttle.lastNanoseconds) / 1e9 / (latest.time - throttle.lastTime)
         let target = configuration.limitPercent / 100
         let ideal = cores > 0.005 ? throttle.duty * target / cores : throttle.duty * 2
         throttle.duty = Self.clampDuty((throttle.duty + ideal) / 2)
-        throttle.lastTicks = latest.ticks
+        throttle.lastNanoseconds = latest.nanoseconds
         throttle.lastTime = latest.time
         throttles[identity] = throttle
     }

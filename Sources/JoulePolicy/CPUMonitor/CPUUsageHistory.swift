@@ -2,16 +2,16 @@
 struct CPUUsageHistory: Sendable {
     struct Point: Sendable {
         var time: Double
-        var ticks: UInt64
+        var nanoseconds: UInt64
     }
 
     private(set) var points: [Point] = []
 
     /// Adds a sample. Counters of one identity never go down; if they do (a garbage read),
     /// the history restarts rather than reporting a negative or wrapped usage.
-    mutating func append(time: Double, ticks: UInt64) {
-        if let last = points.last, ticks < last.ticks || time < last.time { points.removeAll() }
-        points.append(Point(time: time, ticks: ticks))
+    mutating func append(time: Double, nanoseconds: UInt64) {
+        if let last = points.last, nanoseconds < last.nanoseconds || time < last.time { points.removeAll() }
+        points.append(Point(time: time, nanoseconds: nanoseconds))
     }
 
     /// Drops samples older than the window ending at `now`; the oldest kept is the baseline.
@@ -29,12 +29,12 @@ struct CPUUsageHistory: Sendable {
 
     /// CPU seconds spent between the baseline and the latest sample, and that span; nil
     /// until two samples exist.
-    func usage(ticksPerSecond: Int) -> WindowUsage? {
+    func usage() -> WindowUsage? {
         guard let first = points.first, let last = points.last, points.count >= 2, last.time > first.time else {
             return nil
         }
-        let ticks = last.ticks - first.ticks  // append() guarantees order
-        return WindowUsage(cpuSeconds: Double(ticks) / Double(max(1, ticksPerSecond)), observedSeconds: last.time - first.time)
+        let spent = last.nanoseconds - first.nanoseconds  // append() guarantees order
+        return WindowUsage(cpuSeconds: Double(spent) / 1e9, observedSeconds: last.time - first.time)
     }
 
     var latest: Point? { points.last }
