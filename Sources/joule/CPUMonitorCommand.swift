@@ -85,7 +85,7 @@ struct CPUMonitorCommand: AsyncParsableCommand {
         let monitor: CPUMonitor<PidfdProcessController>
         do {
             monitor = try CPUMonitor(
-                configuration: configuration, clock: SystemMonitorClock(), controller: PidfdProcessController(),
+                configuration: configuration, clock: SystemClock(), controller: PidfdProcessController(),
                 store: ReportStore(directory: directory))
         } catch {
             Console.error("joule cpu-monitor: \(error)")

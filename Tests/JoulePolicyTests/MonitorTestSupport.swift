@@ -4,14 +4,12 @@ import Synchronization
 @testable import JoulePolicy
 
 /// A clock the test moves by hand; `sleep` jumps straight to the deadline and runs `onSleep`
-/// first, so a whole `run()` plays out instantly and deterministically.
-final class JumpingClock: MonitorClock {
+/// first, so a whole `run()` plays out instantly and deterministically. Time starts at 0.
+final class JumpingClock: JouleClock {
     private let time = Mutex<Double>(0)
     private let hook = Mutex<(@Sendable (Double) -> Void)?>(nil)
-    let wall = Date(timeIntervalSince1970: 1_795_000_000)
 
     func now() -> Double { time.withLock { $0 } }
-    func wallTime() -> Date { wall.addingTimeInterval(now()) }
     func set(_ seconds: Double) { time.withLock { $0 = seconds } }
     func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
     func onSleep(_ body: @escaping @Sendable (Double) -> Void) { hook.withLock { $0 = body } }

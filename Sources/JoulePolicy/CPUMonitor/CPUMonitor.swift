@@ -14,7 +14,7 @@ import JouleHardware
 public actor CPUMonitor<Controller: ProcessController> {
     public let configuration: CPUMonitorConfiguration
     public let root: String
-    private let clock: any MonitorClock
+    private let clock: any JouleClock
     private let controller: Controller
     private let procfs: ProcFS
     private let sampler: ProcessSampler
@@ -63,7 +63,7 @@ public actor CPUMonitor<Controller: ProcessController> {
     private static var alwaysSampleThreadsUpTo: Int { 16 }
 
     public init(
-        configuration: CPUMonitorConfiguration, root: String = "/", clock: any MonitorClock,
+        configuration: CPUMonitorConfiguration, root: String = "/", clock: any JouleClock,
         controller: Controller, monitor: MonitorIdentity = .current(), store: ReportStore?,
         ticksPerSecond: Int = Syscalls.clockTicksPerSecond()
     ) throws(CPUMonitorError) {
@@ -356,7 +356,7 @@ public actor CPUMonitor<Controller: ProcessController> {
         }
         let ppid = facts?.ppid ?? 0
         return ResourceReport(
-            timestamp: clock.wallTime(), processName: facts?.name ?? "pid \(pid)", pid: pid,
+            timestamp: Date(timeIntervalSince1970: clock.now()), processName: facts?.name ?? "pid \(pid)", pid: pid,
             processStartTimeTicks: identity.startTimeTicks, path: procfs.executablePath(pid),
             commandLine: facts?.commandLine ?? procfs.commandLine(pid),
             parentName: (try? procfs.stat(ppid))??.comm, parentPid: ppid, uid: facts?.uid,

@@ -2,15 +2,23 @@
 import Glibc
 #endif
 
-/// The live clock: timestamps from CLOCK_REALTIME, sleeps measured on the monotonic clock so a
-/// wall-clock jump (NTP, suspend) cannot stretch or skip a poll.
+/// The live clock. `now()` is the wall-clock time at creation plus the monotonic time elapsed
+/// since, so timestamps read as Unix time while intervals and windows can never jump with NTP
+/// or a manual clock change. Sleeps run on the monotonic clock too.
 public struct SystemClock: JouleClock {
-    public init() {}
+    private let startWall: Double
+    private let startMonotonic: ContinuousClock.Instant
 
-    public func now() -> Double {
+    public init() {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        startWall = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        startMonotonic = .now
+    }
+
+    public func now() -> Double {
+        let elapsed = startMonotonic.duration(to: .now).components
+        return startWall + Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
     }
 
     public func sleep(until deadline: Double) async throws {
