@@ -33,8 +33,10 @@ let package = Package(
                 "JoulePolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware"]),
-        .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy"]),
+        // Fixture builders shared by the test targets.
+        .target(name: "JouleTestSupport", path: "Tests/JouleTestSupport"),
+        .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTestSupport"]),
+        .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTestSupport"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev.
         .testTarget(name: "JouleCLITests", dependencies: ["joule"]),
     ]

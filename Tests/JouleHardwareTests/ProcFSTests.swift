@@ -1,3 +1,4 @@
+import JouleTestSupport
 import Foundation
 import Testing
 @testable import JouleHardware

@@ -1,3 +1,4 @@
+import JouleTestSupport
 import Testing
 @testable import JouleHardware
 

@@ -1,3 +1,4 @@
+import JouleTestSupport
 import Foundation
 import JouleHardware
 import Testing

@@ -2,10 +2,10 @@ import Foundation
 
 /// A throwaway fixture root with a kernel-shaped proc/ tree, written in place (never by
 /// rename) so descriptors held open by a sampler see updates as they would on /proc.
-final class ProcTree: Sendable {
-    let root: URL
+public final class ProcTree: Sendable {
+    public let root: URL
 
-    init() throws {
+    public init() throws {
         root = FileManager.default.temporaryDirectory
             .appendingPathComponent("joule-proc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("proc"), withIntermediateDirectories: true)
@@ -13,10 +13,10 @@ final class ProcTree: Sendable {
 
     deinit { try? FileManager.default.removeItem(at: root) }
 
-    var path: String { root.path }
+    public var path: String { root.path }
 
     /// A full 52-field stat line in the kernel's format.
-    static func statLine(
+    public static func statLine(
         pid: Int32, comm: String, state: String = "S", ppid: Int32 = 1, flags: UInt32 = 4_194_304,
         utime: UInt64 = 0, stime: UInt64 = 0, threads: Int = 1, startTime: UInt64 = 1000
     ) -> String {
@@ -28,7 +28,7 @@ final class ProcTree: Sendable {
         return "\(pid) (\(comm)) " + fields.joined(separator: " ") + "\n"
     }
 
-    func write(_ relative: String, _ text: String) throws {
+    public func write(_ relative: String, _ text: String) throws {
         let url = root.appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         if FileManager.default.fileExists(atPath: url.path) {
@@ -42,7 +42,7 @@ final class ProcTree: Sendable {
     }
 
     /// Writes proc/PID/{stat,status,cmdline,cgroup} and one task for the main thread.
-    func addProcess(
+    public func addProcess(
         pid: Int32, comm: String, state: String = "S", ppid: Int32 = 1, flags: UInt32 = 4_194_304,
         utime: UInt64 = 0, stime: UInt64 = 0, startTime: UInt64 = 1000, uid: UInt32 = 1000,
         cmdline: [String]? = nil, cgroup: String = "/user.slice/user-1000.slice/session-1.scope"
@@ -58,13 +58,13 @@ final class ProcTree: Sendable {
     }
 
     /// Rewrites only the CPU counters (and optionally the start time) of a process.
-    func update(pid: Int32, comm: String, ppid: Int32 = 1, utime: UInt64, stime: UInt64 = 0, startTime: UInt64 = 1000) throws {
+    public func update(pid: Int32, comm: String, ppid: Int32 = 1, utime: UInt64, stime: UInt64 = 0, startTime: UInt64 = 1000) throws {
         let stat = Self.statLine(pid: pid, comm: comm, ppid: ppid, utime: utime, stime: stime, startTime: startTime)
         try write("proc/\(pid)/stat", stat)
         try write("proc/\(pid)/task/\(pid)/stat", stat)
     }
 
-    func remove(pid: Int32) throws {
+    public func remove(pid: Int32) throws {
         try FileManager.default.removeItem(at: root.appendingPathComponent("proc/\(pid)"))
     }
 }
