@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -23,5 +24,40 @@ final class SignalTrap {
 
     func cancel() {
         for source in sources { source.cancel() }
+    }
+}
+
+extension SignalTrap {
+    /// Runs `operation` in a task that SIGINT or SIGTERM cancel. The trap is in place before the
+    /// task starts, so a signal arriving at any moment ends the work cleanly, never by default
+    /// action half-way through.
+    static func cancellingOnSignal<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        let relay = CancellationRelay()
+        let trap = SignalTrap { _ in relay.fire() }
+        defer { trap.cancel() }
+        let task = Task { try await operation() }
+        relay.attach { task.cancel() }
+        return try await task.value
+    }
+}
+
+/// Hands a signal to a task that may not exist yet: firing before `attach` cancels on attach.
+private final class CancellationRelay: Sendable {
+    private let state = Mutex<(fired: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
+
+    func fire() {
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
+            state.fired = true
+            return state.cancel
+        }
+        cancel?()
+    }
+
+    func attach(_ cancel: @escaping @Sendable () -> Void) {
+        let fired = state.withLock { state -> Bool in
+            state.cancel = cancel
+            return state.fired
+        }
+        if fired { cancel() }
     }
 }

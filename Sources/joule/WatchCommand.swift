@@ -31,7 +31,33 @@ struct WatchCommand: AsyncParsableCommand {
         valueName: "cmd"))
     var exec: String?
 
+    @Option(name: .long, help: ArgumentHelp("Low Power Mode turns on when the batteries discharge to PCT.", valueName: "pct"))
+    var lowPowerAt: Double = LowPowerRule.thresholdPercent
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Low Power Mode that turned itself on turns off once charging reaches PCT.", valueName: "pct"))
+    var lowPowerOffAt = 80.0
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Battery warning levels low,critical,action in percent, only while discharging.", valueName: "l,c,a"))
+    var warningLevels = "20,5,2"
+
+    /// `--warning-levels` as numbers, highest first.
+    private var parsedWarningLevels: [Double]? {
+        let values = warningLevels.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard values.count == 3, let low = values[0], let critical = values[1], let action = values[2],
+            low <= 100, low >= critical, critical >= action, action >= 0
+        else { return nil }
+        return [low, critical, action]
+    }
+
     func validate() throws {
+        guard (0...100).contains(lowPowerAt), (0...100).contains(lowPowerOffAt), lowPowerOffAt > lowPowerAt else {
+            throw ValidationError("--low-power-at and --low-power-off-at must be percentages with off-at above at")
+        }
+        guard parsedWarningLevels != nil else {
+            throw ValidationError("--warning-levels must be three percentages, low ≥ critical ≥ action, like 20,5,2")
+        }
         if let root, root.isEmpty { throw ValidationError("--root needs a directory") }
         if let interval, !(interval >= 0.05 && interval <= 86_400) {
             throw ValidationError("--interval must be between 0.05 and 86400 seconds, not \(interval)")
@@ -42,6 +68,13 @@ struct WatchCommand: AsyncParsableCommand {
         let source: any DeviceSource
         var configuration = EnergyMonitor.Configuration()
         configuration.schedule.fixedIntervalS = interval
+        configuration.power.lowPercent = lowPowerAt
+        configuration.power.restorePercent = lowPowerOffAt
+        if let levels = parsedWarningLevels {
+            configuration.power.warningLowPercent = levels[0]
+            configuration.power.warningCriticalPercent = levels[1]
+            configuration.power.warningActionPercent = levels[2]
+        }
         if let root {
             let fixture = SysfsDeviceSource(root: root)
             do {
@@ -67,25 +100,22 @@ struct WatchCommand: AsyncParsableCommand {
             Console.error("joule: \(error)")
             throw ExitCode(1)
         }
-        if json {
-            var line: JSONObject = ["timestamp": .from(clock.now(), places: 3), "event": .string("snapshot")]
-            for (key, value) in snapshot.json.entries { line[key] = value }
-            Console.out(JSONValue.object(line).serialized)
-        } else {
-            Console.out(StatusTable.render(snapshot))
-        }
-
         let hooks = exec.map { HookRunner(command: $0, report: { Console.error("joule: \($0)") }) }
         let json = self.json
-        let watching = Task {
+        // The trap is set before the snapshot is printed: whoever reads that line may signal us.
+        try await SignalTrap.cancellingOnSignal {
+            if json {
+                var line: JSONObject = ["timestamp": .from(clock.now(), places: 3), "event": .string("snapshot")]
+                for (key, value) in snapshot.json.entries { line[key] = value }
+                Console.out(JSONValue.object(line).serialized)
+            } else {
+                Console.out(StatusTable.render(snapshot))
+            }
             await monitor.run { event in
                 Console.out(json ? JSONValue.object(event.json).serialized : Self.describe(event))
                 hooks?.run(environment: event.environment)
             }
         }
-        let trap = SignalTrap { _ in watching.cancel() }
-        await watching.value
-        trap.cancel()
         await hooks?.finish()
     }
 

@@ -56,6 +56,40 @@ import Glibc
         #expect(watch.stop(SIGINT) == 0)
     }
 
+    @Test func noticesTheOverrideChangingWhileItRuns() throws {
+        let root = try FixtureCopy.make(Self.thinkpad)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let state = try StatusCLITests.cleanState()
+        let watch = try CLIProcess(["watch", "--root", root, "--json", "--interval", "0.2"], environment: state.env)
+        #expect(try Self.object(watch.nextLine())["lowPowerMode"] as? Bool == false)
+        #expect(try CLIHarness.run(["lowpower", "on"], environment: state.env).status == 0)
+        let on = try Self.object(watch.nextLine())
+        #expect(on["event"] as? String == "powerStateDidChange")
+        #expect(on["lowPowerMode"] as? Bool == true)
+        #expect(on["reason"] as? String == "manual-on")
+        #expect(try CLIHarness.run(["lowpower", "auto"], environment: state.env).status == 0)
+        let cleared = try Self.object(watch.nextLine())
+        #expect(cleared["lowPowerMode"] as? Bool == false)
+        #expect(cleared["reason"] as? String == "override-cleared")
+        #expect(watch.stop(SIGINT) == 0)
+    }
+
+    @Test func thresholdsAreConfigurable() throws {
+        // The composite of this tree is at 52.5 %: below a 60 % threshold, so on from the start.
+        let state = try StatusCLITests.cleanState()
+        let watch = try CLIProcess(
+            ["watch", "--root", StatusCLITests.fixture(Self.thinkpad), "--json", "--interval", "0.2",
+             "--low-power-at", "60", "--low-power-off-at", "90", "--warning-levels", "55,10,5"],
+            environment: state.env)
+        let snapshot = try Self.object(watch.nextLine())
+        #expect(snapshot["lowPowerMode"] as? Bool == true)
+        #expect(watch.stop(SIGINT) == 0)
+        let bad = try CLIHarness.run(["watch", "--warning-levels", "5,20,2"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--warning-levels"))
+        #expect(try CLIHarness.run(["watch", "--low-power-at", "90", "--low-power-off-at", "80"]).status == 2)
+    }
+
     @Test func execRunsTheHookWithEventFields() throws {
         let root = try FixtureCopy.make(Self.thinkpad)
         defer { try? FileManager.default.removeItem(atPath: root) }
