@@ -400,6 +400,28 @@ def xps_low(root):
     t.proc(8, "Intel(R) Core(TM) i7-8550U CPU @ 1.80GHz")
 
 
+def macbook_air(root):
+    t = Tree(root)
+    # Apple's firmware capacity disagrees with its own counters; UPower (and joule) ignore the
+    # capacity file when DMI says MacBook, and take charge_now / charge_full instead.
+    t.dmi("Apple Inc.", "MacBookAir7,2", "1.0", "MBA71.88Z.0178.B00.1904121227")
+    t.power_supply("devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0003:00/power_supply/ADP1", {"type": "Mains", "online": 0})
+    t.power_supply("devices/LNXSYSTM:00/LNXSYBUS:00/PNP0A08:00/device:00/PNP0C09:00/PNP0C0A:00/power_supply/BAT0",
+                   battery_attrs("Discharging", 60, voltage_min_design=7600000, voltage_now=7920000,
+                                 cycle_count=833, model="bq20z451", manufacturer="SMP", serial="",
+                                 charge={"charge_full_design": 7150000, "charge_full": 6620000,
+                                         "charge_now": 4634000, "current_now": 1103000}))
+    t.thermal_zone(0, "x86_pkg_temp", 51000, [])
+    for i in range(4):
+        t.cooling_device(i, "Processor", 0, 10)
+    t.hwmon("devices/platform/applesmc.768/hwmon/hwmon1", "applesmc",
+            [(1, 39000, "TB0T", None, None), (2, 52000, "TC0P", None, None)])
+    t.hwmon("devices/platform/coretemp.0/hwmon/hwmon2", "coretemp",
+            [(1, 51000, "Package id 0", 105000, 105000), (2, 50000, "Core 0", 105000, 105000),
+             (3, 49000, "Core 1", 105000, 105000)])
+    t.proc(4, "Intel(R) Core(TM) i5-5350U CPU @ 1.80GHz")
+
+
 MACHINES = {
     "thinkpad-t480-two-batteries-discharging": thinkpad_t480,
     "asus-zenbook-ux433-charging-charge-units": asus_charge_units,
@@ -411,6 +433,7 @@ MACHINES = {
     "hp-zbook-overheated-fan-active": overheated,
     "chromebook-broken-sensors": broken,
     "dell-xps-13-low-battery-discharging": xps_low,
+    "macbook-air-2015-capacity-quirk": macbook_air,
 }
 
 

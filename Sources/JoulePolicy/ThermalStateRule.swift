@@ -42,7 +42,9 @@ public enum ThermalStateRule {
         func lowest(_ kind: TripPoint.Kind) -> TripPoint? {
             zone.trips
                 .compactMap { trip in trip.temperatureC.map { (trip, $0) } }
-                .filter { $0.0.kind == kind }
+                // Firmware writes 0 °C (or less) for trips it does not use, e.g. the two passive
+                // trips of every x86_pkg_temp zone; such a trip would make any zone "serious".
+                .filter { $0.0.kind == kind && $0.1 > 0 }
                 .min { $0.1 < $1.1 }?.0
         }
         let critical = lowest(.critical), passive = lowest(.passive), hot = lowest(.hot), active = lowest(.active)

@@ -9,7 +9,7 @@ struct Joule: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "joule",
         abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU and beacons.",
-        subcommands: [StatusCommand.self, LowPowerCommand.self, WatchCommand.self, EnforceCommand.self]
+        subcommands: [StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self, DevicesCommand.self, EnforceCommand.self]
     )
 }
 

@@ -132,6 +132,18 @@ import Testing
         #expect(result.stderr.contains("ENOTDIR"))
     }
 
+    @Test func unreadableClassDirectoryExitsOneNamingIt() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-badclass-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sys/class"), withIntermediateDirectories: true)
+        // A file where the power_supply class directory should be: the tree itself is broken.
+        try Data("x".utf8).write(to: dir.appendingPathComponent("sys/class/power_supply"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLIHarness.run(["status", "--json", "--root", dir.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("sys/class/power_supply"))
+        #expect(result.stderr.contains("ENOTDIR"))
+    }
+
     @Test func emptyRootIsAMachineWithoutDevices() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-empty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -15,6 +15,17 @@ final class MemoryDeviceSource: DeviceSource {
         devices.withLock { $0[subsystem] ?? [] }
     }
 
+    func refresh(_ device: DeviceSnapshot, attributes: [String]) -> DeviceSnapshot? {
+        guard let current = devices.withLock({ $0[device.subsystem]?.first { $0.syspath == device.syspath } }) else { return nil }
+        var refreshed = device
+        for name in attributes { refreshed.attributes[name] = current.attributes[name] ?? .failed(.noEntry) }
+        return refreshed
+    }
+
+    func memberNames(subsystem: String) -> [String]? {
+        devices.withLock { $0[subsystem]?.map(\.sysname) ?? [] }
+    }
+
     static func battery(_ name: String = "BAT0", status: String, capacity: Int, online: Bool? = nil) -> DeviceSnapshot {
         DeviceSnapshot(
             subsystem: "power_supply", sysname: name, syspath: "/sys/devices/LNXSYSTM:00/PNP0C0A:00/power_supply/\(name)",

@@ -65,6 +65,15 @@ import Testing
         #expect(assessment.votes.map(\.state) == [.fair, .critical, .nominal, .serious])
     }
 
+    @Test func unusedZeroTripsDoNotVote() {
+        // x86_pkg_temp exposes two passive trips at 0 °C that the firmware does not use.
+        let readings = ThermalReadings(zones: [Self.zone(55, trips: [(.passive, 0), (.passive, 0)])])
+        #expect(ThermalStateRule.evaluate(readings).state == .nominal)
+        #expect(ThermalStateRule.thresholds(for: readings.zones[0]) == nil)
+        let mixed = ThermalReadings(zones: [Self.zone(55, trips: [(.passive, 0), (.critical, 100)])])
+        #expect(ThermalStateRule.evaluate(mixed).state == .nominal)
+    }
+
     @Test func hysteresisIsAtLeastTwoDegrees() {
         let zone = ThermalZone(
             name: "z", trips: [

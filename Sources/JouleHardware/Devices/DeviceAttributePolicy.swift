@@ -15,9 +15,12 @@ enum DeviceAttributePolicy {
         case skip
     }
 
+    /// Links that are structure in every device directory, even when they dangle.
+    static let structuralLinks: Set<String> = ["subsystem", "device", "driver", "module", "firmware_node", "of_node"]
+
     /// Top-level names only; libudev may also list attributes of subdirectories (`power/...`).
     static func isCandidateName(_ name: String) -> Bool {
-        !name.isEmpty && !name.contains("/") && name != "uevent"
+        !name.isEmpty && !name.contains("/") && name != "uevent" && !structuralLinks.contains(name)
     }
 
     static func classify(_ path: String) -> Decision {

@@ -63,6 +63,25 @@ public struct SysfsDeviceSource: DeviceSource {
             attributes: attributes)
     }
 
+    public func refresh(_ device: DeviceSnapshot, attributes names: [String]) -> DeviceSnapshot? {
+        let directory = root + device.syspath
+        guard Syscalls.kind(of: directory) == .directory else { return nil }
+        var device = device
+        for name in names {
+            // Open follows a dangling link to ENOENT, the errno a full read reports for it.
+            do {
+                device.attributes[name] = .value(DeviceAttributePolicy.text(Self.cText(try Syscalls.readFile(directory + "/" + name))))
+            } catch {
+                device.attributes[name] = .failed(error.errno ?? .ioError)
+            }
+        }
+        return device
+    }
+
+    public func memberNames(subsystem: String) -> [String]? {
+        (try? Syscalls.listDirectory(root + "/sys/class/" + subsystem)) ?? []
+    }
+
     /// Text up to the first NUL, as libudev hands attribute values out as C strings.
     static func cText(_ bytes: [UInt8]) -> String {
         let end = bytes.firstIndex(of: 0) ?? bytes.endIndex

@@ -6,6 +6,10 @@ public struct UdevDeviceSource: DeviceSource {
     public func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot] {
         try UdevGateway.devices(subsystem: subsystem)
     }
+
+    public func refresh(_ device: DeviceSnapshot, attributes: [String]) -> DeviceSnapshot? {
+        UdevGateway.refresh(device, attributes: attributes)
+    }
 }
 
 extension UdevDeviceSource {

@@ -114,6 +114,50 @@ public enum Syscalls {
         defer { free(resolved) }
         return String(cString: resolved)
     }
+
+    // MARK: bluetooth
+
+    /// open(2) read-only, for captures.
+    public static func openForReading(_ path: String) throws(HardwareError) -> Int32 {
+        try open(path, O_RDONLY | O_CLOEXEC)
+    }
+
+    /// open(2) with O_CREAT|O_TRUNC for writing a capture, mode 0644.
+    public static func createFile(_ path: String) throws(HardwareError) -> Int32 {
+        while true {
+            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            if fd >= 0 { return fd }
+            if errno == EINTR { continue }
+            throw HardwareError(operation: "create", path: path, errno: .current)
+        }
+    }
+
+    /// write(2) until every byte is written, retrying EINTR and short writes.
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(HardwareError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                throw HardwareError(operation: "write", path: path, errno: n < 0 ? .current : Errno(EIO))
+            }
+        }
+    }
+
+    /// fsync(2), so a finished recording survives a crash.
+    public static func sync(_ fd: Int32, path: String) throws(HardwareError) {
+        if fsync(fd) != 0 { throw HardwareError(operation: "fsync", path: path, errno: .current) }
+    }
+
+    /// The wall clock in Unix microseconds (clock_gettime CLOCK_REALTIME), to stamp live events.
+    public static func realtimeMicros() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
+    }
 }
 
 // MARK: power (device trees, state files)
@@ -171,6 +215,7 @@ extension Syscalls {
     /// nanosleep(2) for `seconds`, resuming after signals.
     public static func sleep(seconds: Double) {
         guard seconds > 0, seconds.isFinite else { return }
+        let seconds = min(seconds, 86_400)  // keeps Int(seconds) far from overflow
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }

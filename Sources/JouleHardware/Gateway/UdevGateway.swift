@@ -157,3 +157,26 @@ extension UdevGateway {
         }
     }
 }
+
+// MARK: refresh
+
+extension UdevGateway {
+    /// Re-reads `attributes` of a known device through a fresh udev device object (libudev
+    /// caches values per object), on the calling thread. nil when the device is gone.
+    public static func refresh(_ snapshot: DeviceSnapshot, attributes: [String]) -> DeviceSnapshot? {
+        guard let udev = udev_new() else { return nil }
+        defer { udev_unref(udev) }
+        guard let device = udev_device_new_from_syspath(udev, snapshot.syspath) else { return nil }
+        defer { udev_device_unref(device) }
+        var snapshot = snapshot
+        for name in attributes {
+            errno = 0
+            if let value = udev_device_get_sysattr_value(device, name) {
+                snapshot.attributes[name] = .value(DeviceAttributePolicy.text(String(cString: value)))
+            } else {
+                snapshot.attributes[name] = .failed(errno == 0 ? Errno.noEntry : Errno.current)
+            }
+        }
+        return snapshot
+    }
+}

@@ -36,10 +36,9 @@ public enum PowerSupplyParser {
         batteries.sort { $0.name < $1.name }
         peripherals.sort { $0.name < $1.name }
         lineSources.sort { $0.name < $1.name }
-        let lineOnline = lineSources.contains { $0.online == true && $0.kind.lowercased() != "ups" }
-        return PowerSupplies(
-            batteries: batteries, peripherals: peripherals, lineSources: lineSources,
-            composite: composite(of: batteries, lineOnline: lineOnline))
+        var supplies = PowerSupplies(batteries: batteries, peripherals: peripherals, lineSources: lineSources)
+        supplies.composite = composite(of: batteries, lineOnline: supplies.lineOnline)
+        return supplies
     }
 
     enum Kind: Equatable {

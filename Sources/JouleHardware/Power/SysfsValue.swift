@@ -14,7 +14,7 @@ enum SysfsValue {
             switch scalar {
             case "0"..."9": digits += 1
             case ".": dots += 1
-            case "-", "+" where offset == 0: continue
+            case "-" where offset == 0, "+" where offset == 0: continue
             default: return nil
             }
         }

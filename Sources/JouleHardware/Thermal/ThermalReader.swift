@@ -29,6 +29,14 @@ public struct ThermalReader: Sendable {
             hwmon: independentHwmon.flatMap(hwmonSensors))
     }
 
+    /// The attributes that change between polls: temperatures and cooling states. Trip points
+    /// and names are re-read only when the poller enumerates again.
+    public static func volatileAttributes(of device: DeviceSnapshot) -> [String] {
+        if device.subsystem == "hwmon" { return device.attributes.keys.filter { $0.hasSuffix("_input") } }
+        if device.sysname.hasPrefix("cooling_device") { return ["cur_state"] }
+        return ["temp", "mode"]
+    }
+
     static func zone(_ device: DeviceSnapshot) -> ThermalZone {
         var zone = ThermalZone(name: device.sysname, type: device.string("type"), mode: device.string("mode"))
         switch MillidegreeValue.parse(device.attributes["temp"], attribute: "temp") {

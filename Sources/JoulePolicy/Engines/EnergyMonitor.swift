@@ -27,6 +27,10 @@ public actor EnergyMonitor {
     private var power: PowerStateMachine
     private var thermal: ThermalStateMachine
     private var supplies: PowerSupplies?
+    private var productName: String?
+    private var powerPoller = DevicePoller(subsystem: "power_supply", volatile: PowerSupplyReader.volatileAttributes)
+    private var thermalPoller = DevicePoller(subsystem: "thermal", volatile: ThermalReader.volatileAttributes)
+    private var hwmonPoller = DevicePoller(subsystem: "hwmon", volatile: ThermalReader.volatileAttributes)
     private var nextPowerRead = -Double.infinity
     private var nextThermalRead = -Double.infinity
     private var started = false
@@ -56,6 +60,7 @@ public actor EnergyMonitor {
         let report = try StatusReport.collect(
             source: source, procRoot: configuration.procRoot, lowPowerOverride: override, pause: {})
         let now = clock.now()
+        productName = PowerSupplyReader.productName(from: source)
         power.start(report.supplies, override: override, at: now)
         thermal.start(report.thermal, at: now)
         supplies = report.supplies
@@ -79,7 +84,6 @@ public actor EnergyMonitor {
                 warn("cannot read devices: \(error)")
             }
         }
-        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
         var monitor: UdevMonitor?
         if configuration.useDeviceEvents {
             do {
@@ -88,56 +92,82 @@ public actor EnergyMonitor {
                 warn("no uevents, polling only: \(error)")
             }
         }
-        let deviceTask = monitor.map { monitor in
-            Task {
-                for await event in monitor.events { wake.yield(.device(event)) }
+        guard let monitor else {
+            // Polling only (a fixture tree, or no uevents): sleep in this task, so a poll costs
+            // one timer wakeup and no hops between tasks.
+            while !Task.isCancelled {
+                do {
+                    try await clock.sleep(until: min(nextPowerRead, nextThermalRead))
+                } catch {
+                    break
+                }
+                await handle(.timer, emit: emit)
             }
+            return
+        }
+
+        let (wakes, wake) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(64))
+        let deviceTask = Task {
+            for await event in monitor.events { wake.yield(.device(event)) }
         }
         var timer = arm(deadline: min(nextPowerRead, nextThermalRead), wake: wake)
         defer {
             timer.cancel()
-            deviceTask?.cancel()
-            monitor?.stop()
+            deviceTask.cancel()
+            monitor.stop()
         }
-
         for await reason in wakes {
             if Task.isCancelled { break }
-            let now = clock.now()
-            var readPower = now >= nextPowerRead
-            var readThermal = now >= nextThermalRead
-            if case .device(let event) = reason {
-                if event.subsystem == "power_supply" { readPower = true } else { readThermal = true }
-            }
-            let override = overrideStore?.load() ?? .auto
-            if override != power.override { readPower = true }
-
-            var events: [EnergyEvent] = []
-            if readPower {
-                do {
-                    let fresh = try PowerSupplyReader(source: source).read()
-                    events += power.update(fresh, override: override, at: now)
-                    supplies = fresh
-                } catch {
-                    warn("power supplies: \(error)")
-                }
-                nextPowerRead = now + configuration.schedule.powerInterval(power, supplies: supplies, now: now)
-            }
-            if readThermal {
-                do {
-                    let readings = try ThermalReader(source: source).read()
-                    if let change = thermal.update(readings, at: now) {
-                        events.append(.thermalStateDidChange(state: change.state, previous: change.previous, cause: change.cause))
-                    }
-                } catch {
-                    warn("thermal: \(error)")
-                }
-                nextThermalRead = now + configuration.schedule.thermalInterval(thermal)
-            }
-            for event in events {
-                await emit(TimedEvent(timestamp: now, event: event, lowPowerMode: power.lowPowerMode, thermalState: thermal.state))
-            }
+            await handle(reason, emit: emit)
             timer.cancel()
             timer = arm(deadline: min(nextPowerRead, nextThermalRead), wake: wake)
+        }
+    }
+
+    /// One wakeup: reads what is due (or what a uevent names), updates the machines, emits.
+    private func handle(_ reason: Wake, emit: @Sendable (TimedEvent) async -> Void) async {
+        let now = clock.now()
+        var readPower = now >= nextPowerRead
+        var readThermal = now >= nextThermalRead
+        if case .device(let event) = reason {
+            // A uevent may add or remove a device: enumerate again rather than refresh.
+            if event.subsystem == "power_supply" {
+                readPower = true
+                powerPoller.invalidate()
+            } else {
+                readThermal = true
+                thermalPoller.invalidate()
+                hwmonPoller.invalidate()
+            }
+        }
+        let override = overrideStore?.load() ?? .auto
+        if override != power.override { readPower = true }
+
+        var events: [EnergyEvent] = []
+        if readPower {
+            do {
+                let fresh = PowerSupplyParser.parse(try powerPoller.read(from: source, at: now), productName: productName)
+                events += power.update(fresh, override: override, at: now)
+                supplies = fresh
+            } catch {
+                warn("power supplies: \(error)")
+            }
+            nextPowerRead = now + configuration.schedule.powerInterval(power, supplies: supplies, now: now)
+        }
+        if readThermal {
+            do {
+                let readings = ThermalReader.parse(
+                    thermal: try thermalPoller.read(from: source, at: now), hwmon: try hwmonPoller.read(from: source, at: now))
+                if let change = thermal.update(readings, at: now) {
+                    events.append(.thermalStateDidChange(state: change.state, previous: change.previous, cause: change.cause))
+                }
+            } catch {
+                warn("thermal: \(error)")
+            }
+            nextThermalRead = now + configuration.schedule.thermalInterval(thermal)
+        }
+        for event in events {
+            await emit(TimedEvent(timestamp: now, event: event, lowPowerMode: power.lowPowerMode, thermalState: thermal.state))
         }
     }
 

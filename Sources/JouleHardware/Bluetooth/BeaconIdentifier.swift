@@ -1,0 +1,63 @@
+/// An opaque beacon identifier of up to 24 bytes (AltBeacon's 20-byte id, Eddystone's 10-byte
+/// namespace and 6-byte instance), kept inline and printed as lowercase hex.
+public struct BeaconIdentifier: Sendable, Hashable, CustomStringConvertible {
+    /// Bytes packed big-endian into three words; unused low bytes are zero.
+    var words: (UInt64, UInt64, UInt64)
+    public let count: Int
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.count == rhs.count && lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1
+            && lhs.words.2 == rhs.words.2
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
+    }
+
+    /// Copies up to 24 bytes.
+    public init(_ bytes: UnsafeRawBufferPointer) {
+        var w: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        let n = Swift.min(bytes.count, 24)
+        for i in 0..<n {
+            let shift = UInt64(56 - 8 * (i % 8))
+            let b = UInt64(bytes[i]) << shift
+            switch i / 8 {
+            case 0: w.0 |= b
+            case 1: w.1 |= b
+            default: w.2 |= b
+            }
+        }
+        words = w
+        count = n
+    }
+
+    public init(_ bytes: [UInt8]) {
+        self = bytes.withUnsafeBytes { BeaconIdentifier($0) }
+    }
+
+    public func byte(at index: Int) -> UInt8 {
+        let word = index < 8 ? words.0 : index < 16 ? words.1 : words.2
+        return UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (index % 8)))
+    }
+
+    public var bytes: [UInt8] { (0..<count).map(byte(at:)) }
+
+    /// Writes `2 * count` lowercase hex digits at `out`.
+    func write(to out: UnsafeMutablePointer<UInt8>) {
+        for i in 0..<count {
+            let b = byte(at: i)
+            out[2 * i] = LineCursor.hexDigit(b >> 4, upper: false)
+            out[2 * i + 1] = LineCursor.hexDigit(b & 0xF, upper: false)
+        }
+    }
+
+    public var description: String {
+        String(unsafeUninitializedCapacity: 2 * count) { buffer in
+            if let base = buffer.baseAddress { write(to: base) }
+            return 2 * count
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// A growable byte buffer for writing JSON lines without a String or an allocation per
+/// line. The owner drains it (to a file descriptor) when it grows past a threshold, and
+/// after each line when streaming live, so readers only ever see whole lines.
+public final class JSONLineBuffer {
+    @exclusivity(unchecked) public private(set) var count = 0
+    @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var capacity: Int
+
+    public init(capacity: Int = 1 << 16) {
+        self.capacity = Swift.max(capacity, 1024)
+        storage = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 8)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// The buffered bytes, borrowed until the next mutation.
+    public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
+
+    public func removeAll() { count = 0 }
+
+    /// Makes room for `extra` more bytes.
+    func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let newCapacity = Swift.max(capacity * 2, count + extra)
+        let bigger = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 8)
+        bigger.copyMemory(from: storage, byteCount: count)
+        storage.deallocate()
+        storage = bigger
+        capacity = newCapacity
+    }
+
+    /// Pointer for writing `extra` bytes at the end; call `commit` with the count written.
+    func tail(_ extra: Int) -> UnsafeMutablePointer<UInt8> {
+        reserve(extra)
+        return (storage + count).assumingMemoryBound(to: UInt8.self)
+    }
+
+    func commit(_ written: Int) { count += written }
+
+    public func append(_ byte: UInt8) {
+        reserve(1)
+        storage.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    public func append(_ text: StaticString) {
+        let n = text.utf8CodeUnitCount
+        reserve(n)
+        (storage + count).copyMemory(from: text.utf8Start, byteCount: n)
+        count += n
+    }
+
+    public func append(_ text: String) {
+        var text = text
+        text.withUTF8 { utf8 in
+            reserve(utf8.count)
+            if let base = utf8.baseAddress { (storage + count).copyMemory(from: base, byteCount: utf8.count) }
+            count += utf8.count
+        }
+    }
+
+    /// A decimal integer.
+    public func append(_ value: Int) {
+        let out = tail(21)
+        var n = 0
+        if value < 0 {
+            out[0] = UInt8(ascii: "-")
+            n = 1
+        }
+        var magnitude = value.magnitude
+        var digits = 1
+        var probe = magnitude
+        while probe >= 10 {
+            probe /= 10
+            digits += 1
+        }
+        var i = n + digits - 1
+        repeat {
+            out[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+            i -= 1
+        } while magnitude > 0
+        commit(n + digits)
+    }
+
+    /// A JSON value through the reference serializer, for rarely written fields.
+    public func append(_ value: JSONValue) { append(value.serialized) }
+
+    /// A JSON object as one line, through the reference serializer.
+    public func appendLine(_ object: JSONObject) {
+        append(JSONValue.object(object).serialized)
+        append(UInt8(ascii: "\n"))
+    }
+}

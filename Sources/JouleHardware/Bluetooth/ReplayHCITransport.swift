@@ -1,0 +1,31 @@
+/// Replays the controller-to-host events of a btsnoop capture as a transport. Commands the
+/// scan controller sends are recorded and succeed, so scan control runs exactly as live.
+public actor ReplayHCITransport: HCITransport {
+    private let reader: BTSnoopReader
+    public private(set) var commands: [HCICommand] = []
+    /// Decode problems met so far, with the record number, for warnings.
+    public private(set) var warnings: [String] = []
+
+    public init(path: String) throws(HCITransportError) {
+        do throws(BTSnoopError) { reader = try BTSnoopReader(path: path) } catch {
+            throw .capture("\(error)")
+        }
+    }
+
+    public var captureWarning: BTSnoopWarning? { reader.warning }
+
+    public func send(_ command: HCICommand) async throws(HCITransportError) -> UInt8 {
+        commands.append(command)
+        return HCIStatus.success
+    }
+
+    public func nextEvent() async throws(HCITransportError) -> HCIEventRecord? {
+        while let record = reader.next() {
+            guard record.type == .event, record.received else { continue }
+            return HCIEventRecord(timestampMicros: record.timestampMicros, bytes: Array(record.payload))
+        }
+        return nil
+    }
+
+    public func close() async {}
+}

@@ -1,0 +1,147 @@
+import CBluetooth
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one place where Joule calls libbluetooth (and the HCI socket options). Every failure
+/// becomes an `HCITransportError` that says what to do about it.
+public enum BluetoothGateway {
+    /// An adapter chosen for scanning.
+    public struct Adapter: Sendable {
+        public var id: Int32
+        public var name: String
+    }
+
+    /// Opaque copy of a socket's `struct hci_filter`, to restore on stop.
+    public struct SocketFilter: Sendable {
+        var typeMask: UInt32
+        var eventMask: (UInt32, UInt32)
+        var opcode: UInt16
+    }
+
+    static func error(_ operation: String, _ errno: Errno, adapter: String = "") -> HCITransportError {
+        switch errno.rawValue {
+        case EPERM, EACCES: .permissionDenied(operation: operation)
+        case EAFNOSUPPORT, EPROTONOSUPPORT: .noBluetoothSupport
+        case ENODEV: adapter.isEmpty ? .noAdapter(detail: "\(operation): \(errno)") : .adapterNotFound(adapter)
+        case ENETDOWN: .adapterDown(adapter.isEmpty ? "hci?" : adapter)
+        default: .system(HardwareError(operation: operation, path: adapter.isEmpty ? "hci" : adapter, errno: errno))
+        }
+    }
+
+    /// Finds the adapter: `name` (e.g. "hci0") when given, else the first one that is up and
+    /// supports LE. socket(AF_BLUETOOTH) is probed first so a kernel without Bluetooth is
+    /// reported as such rather than as "no adapter".
+    public static func findAdapter(named name: String?) throws(HCITransportError) -> Adapter {
+        let probe = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
+        guard probe >= 0 else { throw error("socket(AF_BLUETOOTH)", .current) }
+        Glibc.close(probe)
+
+        if let name {
+            let id = hci_devid(name)
+            guard id >= 0 else {
+                let e = Errno.current
+                if e.rawValue == ENODEV || e.rawValue == EINVAL || e.rawValue == 0 { throw .adapterNotFound(name) }
+                throw error("hci_devid", e, adapter: name)
+            }
+            var info = hci_dev_info()
+            guard hci_devinfo(id, &info) == 0 else { throw error("hci_devinfo", .current, adapter: name) }
+            guard hci_test_bit(Int32(HCI_UP), &info.flags) != 0 else { throw .adapterDown(name) }
+            return Adapter(id: id, name: name)
+        }
+
+        var downLE: String?
+        var seen = 0
+        for id in 0..<Int32(HCI_MAX_DEV) {
+            var info = hci_dev_info()
+            guard hci_devinfo(id, &info) == 0 else {
+                let e = Errno.current
+                if e.rawValue == ENODEV { continue }
+                throw error("hci_devinfo", e)
+            }
+            seen += 1
+            let deviceName = "hci\(id)"
+            guard info.features.4 & UInt8(LMP_LE) != 0 else { continue }
+            guard hci_test_bit(Int32(HCI_UP), &info.flags) != 0 else {
+                downLE = downLE ?? deviceName
+                continue
+            }
+            return Adapter(id: id, name: deviceName)
+        }
+        if let downLE { throw .adapterDown(downLE) }
+        throw .noAdapter(detail: seen == 0 ? "no HCI device" : "\(seen) HCI device(s), none with LE")
+    }
+
+    /// hci_open_dev: a raw HCI socket bound to the adapter.
+    public static func open(_ adapter: Adapter) throws(HCITransportError) -> Int32 {
+        let fd = hci_open_dev(adapter.id)
+        guard fd >= 0 else { throw error("hci_open_dev(\(adapter.name))", .current, adapter: adapter.name) }
+        return fd
+    }
+
+    /// getsockopt(HCI_FILTER): the socket's filter before Joule changed it.
+    public static func currentFilter(_ fd: Int32, adapter: String) throws(HCITransportError) -> SocketFilter {
+        var filter = hci_filter()
+        var length = socklen_t(MemoryLayout<hci_filter>.size)
+        guard getsockopt(fd, SOL_HCI, HCI_FILTER, &filter, &length) == 0 else {
+            throw error("getsockopt(HCI_FILTER)", .current, adapter: adapter)
+        }
+        return SocketFilter(
+            typeMask: filter.type_mask, eventMask: (filter.event_mask.0, filter.event_mask.1), opcode: filter.opcode)
+    }
+
+    /// setsockopt(HCI_FILTER) to event packets: LE Meta, Command Complete/Status, Hardware Error.
+    public static func setScanFilter(_ fd: Int32, adapter: String) throws(HCITransportError) {
+        var filter = hci_filter()
+        hci_filter_clear(&filter)
+        hci_filter_set_ptype(HCI_EVENT_PKT, &filter)
+        hci_filter_set_event(EVT_LE_META_EVENT, &filter)
+        hci_filter_set_event(EVT_CMD_COMPLETE, &filter)
+        hci_filter_set_event(EVT_CMD_STATUS, &filter)
+        hci_filter_set_event(EVT_HARDWARE_ERROR, &filter)
+        guard setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size)) == 0 else {
+            throw error("setsockopt(HCI_FILTER)", .current, adapter: adapter)
+        }
+    }
+
+    /// setsockopt(HCI_FILTER) back to what `currentFilter` saved. Best effort: on stop the
+    /// socket may already be dead.
+    public static func restoreFilter(_ fd: Int32, _ saved: SocketFilter) {
+        var filter = hci_filter()
+        filter.type_mask = saved.typeMask
+        filter.event_mask = saved.eventMask
+        filter.opcode = saved.opcode
+        _ = setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
+    }
+
+    /// hci_send_cmd: writes the command; its completion arrives as an event on the socket.
+    public static func send(_ fd: Int32, _ command: HCICommand, adapter: String) throws(HCITransportError) {
+        var parameters = command.parameters
+        let result = parameters.withUnsafeMutableBytes { raw in
+            hci_send_cmd(fd, UInt16(command.ogf), command.ocf, UInt8(truncatingIfNeeded: raw.count), raw.baseAddress)
+        }
+        guard result >= 0 else { throw error("hci_send_cmd(\(command.name))", .current, adapter: adapter) }
+    }
+
+    /// poll(2) for input with a timeout; true when readable (or errored, so read reports it).
+    public static func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let n = poll(&entry, 1, timeoutMs)
+        return n > 0
+    }
+
+    /// read(2) one packet from the HCI socket: the byte count (0 when nothing was pending,
+    /// EAGAIN/EINTR), or the errno that says the adapter is gone (end of file counts as EPIPE).
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, HardwareError> {
+        let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+        if n > 0 { return .success(n) }
+        if n == 0 { return .failure(HardwareError(operation: "read", path: "hci", errno: Errno(EPIPE))) }
+        let e = Errno.current
+        if e.rawValue == EINTR || e.rawValue == EAGAIN { return .success(0) }
+        return .failure(HardwareError(operation: "read", path: "hci", errno: e))
+    }
+
+    /// hci_close_dev.
+    public static func close(_ fd: Int32) { _ = hci_close_dev(fd) }
+}

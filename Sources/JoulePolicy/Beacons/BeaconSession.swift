@@ -1,0 +1,159 @@
+import JouleHardware
+
+/// The beacon engine behind `joule beacons scan|range|monitor`: region monitoring, ranging and
+/// the scan controller, driven by time passed in (capture timestamps on replay, the wall
+/// clock live). Pure state: no file descriptors, no sleeping.
+///
+/// Ordering: before an advert at time t, everything due strictly before t happens; work due
+/// exactly at t happens after the adverts of t (`advance(to:inclusive:)`).
+public struct BeaconSession: Sendable {
+    public enum Mode: Sendable {
+        case scan
+        case range(intervalSeconds: Double)
+        case rangeOnce(intervalSeconds: Double, timeoutSeconds: Double)
+        case monitor
+    }
+
+    public struct Configuration: Sendable {
+        public var mode: Mode
+        public var regions: [BeaconRegion] = []
+        public var exitTimeoutSeconds: Double = 10
+        public var ranger: BeaconRanger
+        public var controller = ScanController.Configuration()
+        /// On replay the capture is what the radio heard: count all of it as listening time.
+        public var alwaysListening = false
+
+        public init(mode: Mode, regions: [BeaconRegion] = []) {
+            self.mode = mode
+            self.regions = regions
+            ranger = BeaconRanger(regions: regions)
+        }
+    }
+
+    public enum Output: Sendable, Equatable {
+        case advert(BeaconAdvert)
+        case region(RegionEvent)
+        /// One ranging interval's beacons, nearest first (possibly empty).
+        case ranging(at: Int64, [RangedBeacon])
+        case radio(at: Int64, RadioState)
+        /// `range --once` is done: steady, or the timeout passed. The radio is off.
+        case finished(at: Int64, steady: Bool, [RangedBeacon])
+    }
+
+    public let configuration: Configuration
+    public private(set) var controller: ScanController
+    private var monitor: RegionMonitor
+    private var ranger: BeaconRanger
+    private var intervalMicros: Int64?
+    private var nextTick: Int64?
+    private var onceDeadline: Int64?
+    private var lastReport: [RangedBeacon] = []
+    public private(set) var now: Int64
+    public private(set) var radio: RadioState
+    public private(set) var finished = false
+
+    public init(configuration: Configuration, start: Int64) {
+        self.configuration = configuration
+        now = start
+        var demand: ScanController.Demand = []
+        switch configuration.mode {
+        case .scan: demand = .scanning
+        case .range(let s):
+            demand = .ranging
+            intervalMicros = Int64(s * 1_000_000)
+        case .rangeOnce(let s, let timeout):
+            demand = .ranging
+            intervalMicros = Int64(s * 1_000_000)
+            onceDeadline = start + Int64(timeout * 1_000_000)
+        case .monitor: demand = .monitoring
+        }
+        if let intervalMicros { nextTick = start + max(intervalMicros, 1) }
+        controller = ScanController(configuration: configuration.controller, demand: demand, start: start)
+        monitor = RegionMonitor(regions: configuration.regions, exitTimeoutSeconds: configuration.exitTimeoutSeconds)
+        ranger = configuration.ranger
+        ranger.regions = configuration.regions
+        radio = controller.radio
+        _ = monitor.advance(to: start, listening: true)
+    }
+
+    /// The radio state at start, for the driver to apply before the first event.
+    public var initialOutputs: [Output] { [.radio(at: now, radio)] }
+
+    /// Sets the energy policy input (Low Power Mode, thermal state); takes effect now.
+    public mutating func setPolicy(_ policy: ScanPolicyInput) -> [Output] {
+        controller.policy = policy
+        return radioChange()
+    }
+
+    private var listening: Bool { configuration.alwaysListening || radio.isOn }
+
+    private var nextDeadline: Int64? {
+        guard !finished else { return nil }
+        return [nextTick, onceDeadline, controller.nextDeadline, monitor.nextExit(listening: listening)]
+            .compactMap { $0 }.min()
+    }
+
+    /// Moves time to `time`, firing everything due before it (and at it, when `inclusive`).
+    public mutating func advance(to time: Int64, inclusive: Bool = false) -> [Output] {
+        var out: [Output] = []
+        while let deadline = nextDeadline, deadline < time || (inclusive && deadline == time), deadline >= now {
+            step(to: deadline, fire: true, into: &out)
+        }
+        if time > now { step(to: time, fire: false, into: &out) }
+        return out
+    }
+
+    /// Moves to `time`; with `fire`, work due exactly at `time` happens too.
+    private mutating func step(to time: Int64, fire: Bool, into out: inout [Output]) {
+        for event in monitor.advance(to: time, listening: listening, inclusive: fire) {
+            out.append(.region(event))
+            controller.noteChange(at: event.timestampMicros)
+        }
+        now = max(now, time)
+        controller.advance(to: now)
+        if fire, let tick = nextTick, tick <= now, let intervalMicros {
+            nextTick = tick + max(intervalMicros, 1)
+            lastReport = ranger.report(at: tick)
+            controller.rangingGaveUp = ranger.gaveUp
+            if case .rangeOnce = configuration.mode {
+                if ranger.allSteady { finish(at: tick, steady: true, into: &out) }
+            } else {
+                out.append(.ranging(at: tick, lastReport))
+            }
+        }
+        if fire, let deadline = onceDeadline, deadline <= now, !finished {
+            finish(at: deadline, steady: false, into: &out)
+        }
+        out += radioChange()
+    }
+
+    private mutating func finish(at time: Int64, steady: Bool, into out: inout [Output]) {
+        finished = true
+        nextTick = nil
+        onceDeadline = nil
+        controller.demand = []
+        out.append(.finished(at: time, steady: steady, lastReport))
+    }
+
+    private mutating func radioChange() -> [Output] {
+        let wanted = controller.radio
+        guard wanted != radio else { return [] }
+        radio = wanted
+        return [.radio(at: now, wanted)]
+    }
+
+    /// An advert heard at `now` (call `advance` first).
+    public mutating func receive(_ advert: BeaconAdvert) -> [Output] {
+        guard !finished else { return [] }
+        var out: [Output] = []
+        if case .scan = configuration.mode { out.append(.advert(advert)) }
+        guard let (key, txPower) = BeaconKey.of(advert.frame) else { return out }
+        for event in monitor.observe(key, at: now) {
+            out.append(.region(event))
+            controller.noteChange(at: now)
+        }
+        ranger.observe(key, txPower: txPower, rssi: advert.rssi.map(Int.init), at: now)
+        out += radioChange()
+        return out
+    }
+}

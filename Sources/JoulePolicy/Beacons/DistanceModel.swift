@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The curve-fitted distance estimate AltBeacon uses for Nexus-class receivers:
+/// with r = rssi / txPower, distance = r^10 when r < 1, else A·r^B + C, in metres.
+public struct DistanceModel: Sendable, Equatable {
+    public var a: Double
+    public var b: Double
+    public var c: Double
+
+    public init(a: Double = 0.42093, b: Double = 6.9476, c: Double = 0.54992) {
+        self.a = a
+        self.b = b
+        self.c = c
+    }
+
+    /// Metres, or nil when either value is missing or zero (no calibration, no signal).
+    public func distance(rssi: Double?, txPower: Int?) -> Double? {
+        guard let rssi, let txPower, rssi != 0, txPower != 0 else { return nil }
+        let ratio = rssi / Double(txPower)
+        let d = ratio < 1 ? pow(ratio, 10) : a * pow(ratio, b) + c
+        return d.isFinite ? d : nil
+    }
+}

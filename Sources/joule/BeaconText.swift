@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import JouleHardware
+import JoulePolicy
+
+/// Human-readable beacon output.
+enum BeaconText {
+    /// `2023-11-14T22:13:20.25Z` from Unix µs.
+    static func time(_ micros: Int64) -> String {
+        var seconds = time_t(micros / 1_000_000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let fraction = micros % 1_000_000
+        var text = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+        if fraction > 0 {
+            let digits = String(fraction)
+            text += "." + String(repeating: "0", count: 6 - digits.count) + digits
+            while text.hasSuffix("0") { text.removeLast() }
+        }
+        return text + "Z"
+    }
+
+    static func number(_ value: Double?, _ suffix: String = "") -> String {
+        guard let value, value.isFinite else { return "-" }
+        return String((value * 100).rounded() / 100) + suffix
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    static func printTable(_ rows: [BeaconTable.Row], at when: Int64) {
+        Console.out("\(time(when)): \(rows.count) beacon(s)")
+        guard !rows.isEmpty else { return }
+        Console.out(pad("KIND", 14) + pad("RSSI", 9) + pad("DISTANCE", 10) + pad("PROXIMITY", 11) + pad("ADDRESS", 19) + "IDENTITY")
+        for row in rows {
+            Console.out(
+                pad(row.kind, 14) + pad(number(row.rssi), 9) + pad(number(row.accuracyM, " m"), 10)
+                    + pad(row.proximity.rawValue, 11) + pad(row.address, 19) + row.identity)
+        }
+    }
+
+    static func printRanging(_ rows: [RangedBeacon], at when: Int64) {
+        Console.out("\(time(when)): \(rows.count) beacon(s) in range")
+        for row in rows {
+            Console.out(
+                "  " + pad(row.region, 12) + pad("\(row.key.uuid) \(row.key.major)/\(row.key.minor)", 50)
+                    + pad(number(row.rssi, " dBm"), 12) + pad(number(row.accuracyM, " m"), 10) + row.proximity.rawValue)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import JouleHardware
+import JoulePolicy
+
+/// `joule beacons monitor --region SPEC... [--exit-timeout S] [--exec CMD] [--json]`.
+struct BeaconsMonitor: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "monitor",
+        abstract: "Report entering and leaving beacon regions, scanning at a low duty cycle that backs off while nothing changes.")
+
+    @OptionGroup var source: BeaconSourceOptions
+    @OptionGroup var regionOptions: RegionOptions
+
+    @Option(name: .customLong("exit-timeout"), help: "Seconds of listening without a matching advert before a region is left.")
+    var exitTimeout: Double = 10
+
+    @Option(help: "Shell command run on each event, with JOULE_EVENT, JOULE_REGION, JOULE_UUID, JOULE_MAJOR, JOULE_MINOR and JOULE_TIMESTAMP set.")
+    var exec: String?
+
+    @Flag(name: .customLong("no-auto-pause"), help: "Keep scanning at the monitoring duty cycle instead of backing off while nothing changes.")
+    var noAutoPause = false
+
+    @Flag(help: "One JSON line per event.")
+    var json = false
+
+    func validate() throws {
+        guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds") }
+    }
+
+    func run() async throws {
+        var configuration = BeaconSession.Configuration(mode: .monitor, regions: regionOptions.regions)
+        configuration.exitTimeoutSeconds = exitTimeout
+        configuration.controller.autoPause = !noAutoPause
+        if let duty = source.scanDuty { configuration.controller.lowDuty = duty }
+        configuration.alwaysListening = source.replay != nil
+        let output = StandardOutput()
+        _ = try await BeaconRun.run(configuration: configuration, source: source) { event in
+            guard case .region(let region) = event else { return }
+            if json {
+                output.buffer.appendLine(region.jsonObject)
+            } else {
+                var text = "\(BeaconText.time(region.timestampMicros)) \(region.kind.rawValue) \(region.region.name) (\(region.region.uuid)"
+                if let major = region.region.major { text += " \(major)" }
+                if let minor = region.region.minor { text += " \(minor)" }
+                output.buffer.append(text + ")\n")
+            }
+            if let exec {
+                output.flush()
+                Self.runHook(exec, region)
+            }
+        } flush: {
+            output.flush()
+        }
+    }
+
+    /// Runs the user's command through /bin/sh and waits for it, so hooks see events in order.
+    static func runHook(_ command: String, _ event: RegionEvent) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        var environment = ProcessInfo.processInfo.environment
+        environment["JOULE_EVENT"] = event.kind.rawValue
+        environment["JOULE_REGION"] = event.region.name
+        environment["JOULE_UUID"] = event.region.uuid.description
+        environment["JOULE_MAJOR"] = event.region.major.map(String.init) ?? ""
+        environment["JOULE_MINOR"] = event.region.minor.map(String.init) ?? ""
+        environment["JOULE_TIMESTAMP"] = JSONValue.from(Double(event.timestampMicros) / 1_000_000).serialized
+        process.environment = environment
+        do {
+            try process.run()
+            process.waitUntilExit()
+            if process.terminationStatus != 0 {
+                Console.error("warning: --exec command exited with status \(process.terminationStatus)")
+            }
+        } catch {
+            Console.error("warning: --exec command could not start: \(error)")
+        }
+    }
+}
