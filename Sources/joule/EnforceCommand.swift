@@ -46,9 +46,15 @@ struct EnforceCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Resume everything a previous run left paused (from the journal), then exit.")
     var resumeAll = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Where the cgroup v2 hierarchy lives (DIR/sys/fs/cgroup), for tests on a fake tree.", valueName: "dir",
+        visibility: .hidden))
+    var cgroupRoot: String?
+
     func validate() throws {
         if policy == nil && !resumeAll { throw ValidationError("--policy FILE is required (or --resume-all)") }
         if let root, root.isEmpty { throw ValidationError("--root needs a directory") }
+        if let cgroupRoot, cgroupRoot.isEmpty { throw ValidationError("--cgroup-root needs a directory") }
         if let interval, !(interval >= 0.05 && interval <= 86_400) {
             throw ValidationError("--interval must be between 0.05 and 86400 seconds, not \(interval)")
         }
@@ -81,7 +87,8 @@ struct EnforceCommand: AsyncParsableCommand {
         let owner = (try? ProcFS().stat(identity.pid))?.identity
         let clock = SystemClock()
         let enforcer = Enforcer(
-            policy: loaded, resolver: ProcWorkloadResolver(identity: identity), actuator: LivePauseActuator(),
+            policy: loaded, resolver: ProcWorkloadResolver(cgroupRoot: cgroupRoot ?? "/", identity: identity),
+            actuator: LivePauseActuator(cgroupRoot: cgroupRoot ?? "/"),
             journal: PauseJournal(directory: stateDirectory), owner: owner, clock: clock, dryRun: dryRun,
             warn: { Console.error("joule: \($0)") })
         let json = self.json
