@@ -83,6 +83,23 @@ struct EnforceCommand: AsyncParsableCommand {
             Console.error("joule: no state directory for the pause journal: set JOULE_STATE_DIR or HOME")
             throw ExitCode(1)
         }
+        // One run per state directory: a second would undo the first's pauses.
+        var lock: ExclusiveLock?
+        if !dryRun {
+            let path = stateDirectory + "/enforce.lock"
+            do {
+                try Syscalls.makeDirectories(stateDirectory, mode: 0o700)
+                lock = try ExclusiveLock.acquire(path)
+            } catch {
+                Console.error("joule: cannot lock \(path): \(error)")
+                throw ExitCode(1)
+            }
+            if lock == nil {
+                Console.error("joule: another joule enforce is running with this state directory (\(path) is locked)")
+                throw ExitCode(1)
+            }
+        }
+        defer { lock?.release() }
         let identity = EnforcerIdentity.current()
         let owner = (try? ProcFS().stat(identity.pid))?.identity
         let clock = SystemClock()

@@ -23,7 +23,12 @@ import Glibc
 
     /// The next action line, checked to be `action` for `className`.
     static func expectAction(_ enforce: CLIProcess, _ action: String, _ className: String) throws -> [String: Any] {
-        let line = try object(enforce.nextLine())
+        guard let text = enforce.nextLine() else {
+            // Say how joule ended, so a failure here is diagnosable.
+            Issue.record("no \(action) line for \(className); joule enforce ended with status \(enforce.stop(SIGTERM))")
+            throw CocoaError(.fileReadUnknown)
+        }
+        let line = try object(text)
         #expect(line["action"] as? String == action, "\(line)")
         #expect(line["class"] as? String == className, "\(line)")
         return line
@@ -286,6 +291,26 @@ import Glibc
         #expect(result.stderr.contains("another joule enforce (pid \(getpid()))"), "\(result.stderr)")
         #expect(sleeper.isStopped)
         #expect(FileManager.default.fileExists(atPath: journal))
+    }
+
+    @Test func aSecondRunOnTheSameStateDirectoryIsRefused() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        let policy = try Self.writePolicy("classes:\n  all:\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
+        let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
+        let first = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json"], environment: state.env)
+        _ = try Self.expectAction(first, "pause", "all")
+        let second = try CLIHarness.run(["enforce", "--policy", policy, "--root", critical], environment: state.env)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another joule enforce is running"), "\(second.stderr)")
+        let resumeAll = try CLIHarness.run(["enforce", "--resume-all"], environment: state.env)
+        #expect(resumeAll.status == 1)
+        // The first run keeps its hold, and still resumes on exit.
+        #expect(sleeper.isStopped)
+        #expect(first.stop(SIGTERM) == 0)
+        #expect(sleeper.wait(stopped: false))
     }
 
     @Test func dryRunPrintsDecisionsButNeverSignals() throws {
