@@ -142,15 +142,26 @@ struct EnforceCommand: AsyncParsableCommand {
         print(await enforcer.update(lowPowerMode: snapshot.lowPowerMode, thermalState: snapshot.thermalState))
 
         let rescanS = interval ?? loaded.rescanIntervalS
+        // The rescan timer runs only while something is paused: an idle enforcer wakes for
+        // nothing but the state engines' own polls.
+        let (pauses, pauseStarted) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }
         let loop = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     await monitor.run { event in
                         print(await enforcer.update(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState))
+                        if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }
                     }
+                    pauseStarted.finish()
                 }
                 group.addTask {
+                    var pauseSignals = pauses.makeAsyncIterator()
                     while !Task.isCancelled {
+                        if await enforcer.pausedClasses.isEmpty {
+                            guard await pauseSignals.next() != nil else { return }
+                            continue
+                        }
                         do {
                             try await clock.sleep(seconds: rescanS)
                         } catch {
