@@ -26,7 +26,12 @@ final class Sleeper {
         process.arguments = ["600"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
     }
 
     var pid: Int32 { process.processIdentifier }
