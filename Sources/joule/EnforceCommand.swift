@@ -46,9 +46,15 @@ struct EnforceCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Resume everything a previous run left paused (from the journal), then exit.")
     var resumeAll = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Where the cgroup v2 hierarchy lives (DIR/sys/fs/cgroup), for tests on a fake tree.", valueName: "dir",
+        visibility: .hidden))
+    var cgroupRoot: String?
+
     func validate() throws {
         if policy == nil && !resumeAll { throw ValidationError("--policy FILE is required (or --resume-all)") }
         if let root, root.isEmpty { throw ValidationError("--root needs a directory") }
+        if let cgroupRoot, cgroupRoot.isEmpty { throw ValidationError("--cgroup-root needs a directory") }
         if let interval, !(interval >= 0.05 && interval <= 86_400) {
             throw ValidationError("--interval must be between 0.05 and 86400 seconds, not \(interval)")
         }
@@ -77,11 +83,29 @@ struct EnforceCommand: AsyncParsableCommand {
             Console.error("joule: no state directory for the pause journal: set JOULE_STATE_DIR or HOME")
             throw ExitCode(1)
         }
+        // One run per state directory: a second would undo the first's pauses.
+        var lock: ExclusiveLock?
+        if !dryRun {
+            let path = stateDirectory + "/enforce.lock"
+            do {
+                try Syscalls.makeDirectories(stateDirectory, mode: 0o700)
+                lock = try ExclusiveLock.acquire(path)
+            } catch {
+                Console.error("joule: cannot lock \(path): \(error)")
+                throw ExitCode(1)
+            }
+            if lock == nil {
+                Console.error("joule: another joule enforce is running with this state directory (\(path) is locked)")
+                throw ExitCode(1)
+            }
+        }
+        defer { lock?.release() }
         let identity = EnforcerIdentity.current()
         let owner = (try? ProcFS().stat(identity.pid))?.identity
         let clock = SystemClock()
         let enforcer = Enforcer(
-            policy: loaded, resolver: ProcWorkloadResolver(identity: identity), actuator: LivePauseActuator(),
+            policy: loaded, resolver: ProcWorkloadResolver(cgroupRoot: cgroupRoot ?? "/", identity: identity),
+            actuator: LivePauseActuator(cgroupRoot: cgroupRoot ?? "/"),
             journal: PauseJournal(directory: stateDirectory), owner: owner, clock: clock, dryRun: dryRun,
             warn: { Console.error("joule: \($0)") })
         let json = self.json
@@ -118,15 +142,26 @@ struct EnforceCommand: AsyncParsableCommand {
         print(await enforcer.update(lowPowerMode: snapshot.lowPowerMode, thermalState: snapshot.thermalState))
 
         let rescanS = interval ?? loaded.rescanIntervalS
+        // The rescan timer runs only while something is paused: an idle enforcer wakes for
+        // nothing but the state engines' own polls.
+        let (pauses, pauseStarted) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }
         let loop = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     await monitor.run { event in
                         print(await enforcer.update(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState))
+                        if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }
                     }
+                    pauseStarted.finish()
                 }
                 group.addTask {
+                    var pauseSignals = pauses.makeAsyncIterator()
                     while !Task.isCancelled {
+                        if await enforcer.pausedClasses.isEmpty {
+                            guard await pauseSignals.next() != nil else { return }
+                            continue
+                        }
                         do {
                             try await clock.sleep(seconds: rescanS)
                         } catch {

@@ -61,14 +61,15 @@ import Testing
         let sleeper = try Self.sleeper()
         defer { Self.stop(busy); Self.stop(sleeper) }
         let share = Self.share(of: busy.processIdentifier)
-        // 50 % as the issue asks when the machine gives the loop most of a core; below what it
-        // gets otherwise, since a loop that never exceeds the limit must not be killed.
-        let limit = share >= 0.75 ? 50 : max(2, Int(share * 100 / 2))
+        // 50 % as the issue asks when the machine gives the loop nearly a core; otherwise a
+        // quarter of what it got, since a loop that never exceeds the limit must not be killed
+        // and its share swings with whatever else the machine (or the parallel tests) runs.
+        let limit = share >= 0.9 ? 50 : max(2, Int(share * 100 / 4))
         let reports = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: reports) }
         let result = try CLIHarness.run([
             "cpu-monitor", "--pid", "\(busy.processIdentifier)", "--pid", "\(sleeper.processIdentifier)",
-            "--limit", "\(limit)", "--window", "4", "--action", "kill", "--reports", reports, "--duration", "8",
+            "--limit", "\(limit)", "--window", "4", "--action", "kill", "--reports", reports, "--duration", "12",
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("EXC_RESOURCE CPU_FATAL sh [\(busy.processIdentifier)]"))

@@ -23,7 +23,12 @@ import Glibc
 
     /// The next action line, checked to be `action` for `className`.
     static func expectAction(_ enforce: CLIProcess, _ action: String, _ className: String) throws -> [String: Any] {
-        let line = try object(enforce.nextLine())
+        guard let text = enforce.nextLine() else {
+            // Say how joule ended, so a failure here is diagnosable.
+            Issue.record("no \(action) line for \(className); joule enforce ended with status \(enforce.stop(SIGTERM))")
+            throw CocoaError(.fileReadUnknown)
+        }
+        let line = try object(text)
         #expect(line["action"] as? String == action, "\(line)")
         #expect(line["class"] as? String == className, "\(line)")
         return line
@@ -288,6 +293,26 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: journal))
     }
 
+    @Test func aSecondRunOnTheSameStateDirectoryIsRefused() throws {
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        let policy = try Self.writePolicy("classes:\n  all:\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
+        let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
+        let first = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json"], environment: state.env)
+        _ = try Self.expectAction(first, "pause", "all")
+        let second = try CLIHarness.run(["enforce", "--policy", policy, "--root", critical], environment: state.env)
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("another joule enforce is running"), "\(second.stderr)")
+        let resumeAll = try CLIHarness.run(["enforce", "--resume-all"], environment: state.env)
+        #expect(resumeAll.status == 1)
+        // The first run keeps its hold, and still resumes on exit.
+        #expect(sleeper.isStopped)
+        #expect(first.stop(SIGTERM) == 0)
+        #expect(sleeper.wait(stopped: false))
+    }
+
     @Test func dryRunPrintsDecisionsButNeverSignals() throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
@@ -329,5 +354,71 @@ import Glibc
         // Nominal, not in Low Power Mode: nothing pauses, so nothing is printed.
         #expect(enforce.nextLine(timeout: 1) == nil)
         #expect(enforce.stop(SIGINT) == 0)
+    }
+}
+
+/// Cgroup selectors through the CLI, on a fake cgroup tree (`--cgroup-root`): frozen by
+/// writing `cgroup.freeze`, thawed on exit, by the crash guard, and from the journal.
+@Suite struct EnforceCgroupCLITests {
+    static let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
+
+    /// A fake tree with `/system.slice/backup.service` and the policy freezing it.
+    static func setUp() throws -> (state: (env: [String: String], dir: URL), tree: String, freeze: String, policy: String) {
+        let state = try StatusCLITests.cleanState()
+        let tree = state.dir.appendingPathComponent("cgroups").path
+        let directory = tree + "/sys/fs/cgroup/system.slice/backup.service"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "0\n".write(toFile: directory + "/cgroup.freeze", atomically: false, encoding: .utf8)
+        try "populated 1\nfrozen 0\n".write(toFile: directory + "/cgroup.events", atomically: false, encoding: .utf8)
+        let policy = try EnforceCLITests.writePolicy(
+            "classes:\n  backups:\n    level: optional\n    match: [{cgroup: system.slice/backup.service}]\n", in: state.dir)
+        return (state, tree, directory + "/cgroup.freeze", policy)
+    }
+
+    static func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+    @Test func frozenWhileCriticalAndThawedOnSIGTERM() throws {
+        let (state, tree, freeze, policy) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let enforce = try CLIProcess(
+            ["enforce", "--policy", policy, "--root", Self.critical, "--cgroup-root", tree, "--json"], environment: state.env)
+        let pause = try EnforceCLITests.expectAction(enforce, "pause", "backups")
+        let target = try #require(EnforceCLITests.targets(pause).first)
+        #expect(target["kind"] as? String == "cgroup")
+        #expect(target["cgroup"] as? String == "/system.slice/backup.service")
+        // The fake kernel never confirms: freezing, not frozen.
+        #expect(target["result"] as? String == "freezing")
+        #expect(Self.read(freeze) == "1\n")
+        #expect(enforce.stop(SIGTERM) == 0)
+        let resume = try EnforceCLITests.object(enforce.pendingLines().first)
+        #expect(EnforceCLITests.targets(resume).first?["result"] as? String == "thawed")
+        #expect(Self.read(freeze) == "0\n")
+    }
+
+    @Test func theCrashGuardThawsFrozenCgroups() throws {
+        let (state, tree, freeze, policy) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let enforce = try CLIProcess(
+            ["enforce", "--policy", policy, "--root", Self.critical, "--cgroup-root", tree, "--json"], environment: state.env)
+        _ = try EnforceCLITests.expectAction(enforce, "pause", "backups")
+        #expect(Self.read(freeze) == "1\n")
+        #expect(enforce.stop(SIGSEGV) == SIGSEGV)
+        #expect(Self.read(freeze)?.hasPrefix("0") == true)
+    }
+
+    @Test func aSIGKILLedRunsFrozenCgroupIsThawedByResumeAll() throws {
+        let (state, tree, freeze, policy) = try Self.setUp()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        let enforce = try CLIProcess(
+            ["enforce", "--policy", policy, "--root", Self.critical, "--cgroup-root", tree, "--json"], environment: state.env)
+        _ = try EnforceCLITests.expectAction(enforce, "pause", "backups")
+        #expect(enforce.stop(SIGKILL) == SIGKILL)
+        #expect(Self.read(freeze) == "1\n")
+        let result = try CLIHarness.run(["enforce", "--resume-all", "--cgroup-root", tree, "--json"], environment: state.env)
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try EnforceCLITests.object(result.stdout.split(separator: "\n").first.map(String.init))
+        #expect(line["reason"] as? String == "journal")
+        #expect(EnforceCLITests.targets(line).first?["result"] as? String == "thawed")
+        #expect(Self.read(freeze) == "0\n")
     }
 }

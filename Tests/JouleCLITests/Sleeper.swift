@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// `sleep 600` run under a name unique to one test (a copy of /bin/sleep), so a policy that
+/// `sleep 600` run under a name unique to one test (through a symlink to sleep), so a policy that
 /// matches it by name can never touch anything else on the machine. `end()` kills it even
 /// when stopped; call it in a `defer`.
 final class Sleeper {
@@ -19,12 +19,19 @@ final class Sleeper {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-sleeper-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let sleep = ["/bin/sleep", "/usr/bin/sleep"].first { FileManager.default.isExecutableFile(atPath: $0) } ?? "/bin/sleep"
-        try FileManager.default.copyItem(atPath: sleep, toPath: directory + "/" + name)
+        // A symlink, not a copy: the kernel names the process after the path it executes, and
+        // executing a just-written copy races with forks in parallel tests (ETXTBSY).
+        try FileManager.default.createSymbolicLink(atPath: directory + "/" + name, withDestinationPath: sleep)
         process.executableURL = URL(fileURLWithPath: directory + "/" + name)
         process.arguments = ["600"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
     }
 
     var pid: Int32 { process.processIdentifier }

@@ -275,6 +275,11 @@ final class TableResolver: WorkloadResolver {
         }
         #expect(actuator.calls.isEmpty)
         #expect(FileManager.default.fileExists(atPath: journal.path))
+        // A dry run beside the live run neither fails nor touches its journal.
+        let (dry, dryActuator, _) = Self.make(journal: journal, owner: ProcessIdentity(pid: 779, startTimeTicks: 4), dryRun: true)
+        #expect(try await dry.recoverJournal().isEmpty)
+        #expect(dryActuator.calls.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: journal.path))
     }
 
     @Test func workThatCannotBeJournaledIsNotPaused() async throws {

@@ -117,3 +117,22 @@ extension Syscalls {
         return nil
     }
 }
+
+// MARK: enforcement locks
+
+extension Syscalls {
+    /// Opens (creating, mode 0600) `path` and takes an exclusive flock(2) on it without
+    /// waiting. Returns the descriptor, or nil when another process holds the lock. The lock
+    /// lasts until the descriptor is closed or the process ends, however it ends.
+    public static func tryLockFile(_ path: String) throws(HardwareError) -> Int32? {
+        let fd = try open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            let failure = Errno.current
+            _ = Glibc.close(fd)
+            if failure == Errno(EWOULDBLOCK) { return nil }
+            throw HardwareError(operation: "flock", path: path, errno: failure)
+        }
+        return fd
+    }
+}

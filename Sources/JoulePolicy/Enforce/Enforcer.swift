@@ -56,7 +56,8 @@ public actor Enforcer<Actuator: PauseActuator> {
     // MARK: journal
 
     /// Continues and thaws what an earlier run left in the journal, then removes it. Throws
-    /// when another live run owns the journal. In a dry run, only reports.
+    /// when another live run owns the journal. A dry run only reports, and leaves a live
+    /// run's journal alone.
     public func recoverJournal() throws(EnforcerError) -> [EnforcementAction] {
         guard let journal else { return [] }
         let contents: PauseJournal.Contents?
@@ -67,6 +68,8 @@ public actor Enforcer<Actuator: PauseActuator> {
         }
         guard let contents else { return [] }
         if let previous = contents.owner, previous != owner, resolver.isAlive(previous) {
+            // A dry run beside a live run only watches: the live run's holds are its own.
+            if dryRun { return [] }
             throw .anotherRunIsActive(pid: previous.pid, journal: journal.path)
         }
         var byClass: [(String, [TargetOutcome])] = []

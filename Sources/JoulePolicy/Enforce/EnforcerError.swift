@@ -11,7 +11,7 @@ public enum EnforcerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .anotherRunIsActive(let pid, let journal):
             "another joule enforce (pid \(pid)) holds \(journal); stop it first"
         case .journal(let error):
-            "cannot read the pause journal: \(error)"
+            "cannot read the pause journal (\(error)); check that nothing it names is still stopped or frozen, then remove \(error.path)"
         }
     }
 }
