@@ -51,8 +51,10 @@ struct BeaconsRecord: AsyncParsableCommand {
         do throws(HardwareError) {
             while let record = reader.next() {
                 guard record.type != .other, let time = record.timestampMicros else { continue }
-                start = start ?? time
-                if let duration, let start, time - start > Int64(duration * 1_000_000) { break }
+                if BeaconTime.isPlausible(time) {
+                    start = start ?? time
+                    if let duration, let start, time - start > BeaconTime.micros(seconds: duration) { break }
+                }
                 try writer.write(type: record.type, received: record.received, payload: record.payload, timestampMicros: time)
             }
         } catch {
@@ -76,7 +78,7 @@ struct BeaconsRecord: AsyncParsableCommand {
             try await commander.apply(.scanning(source.scanDuty ?? .ranging))
             while let record = try await live.nextEvent() {
                 guard let time = record.timestampMicros else { continue }
-                if let duration, time - start >= Int64(duration * 1_000_000) { break }
+                if let duration, time - start >= BeaconTime.micros(seconds: duration) { break }
                 if !record.bytes.isEmpty {
                     try writer.write(type: .event, received: true, payload: record.bytes, timestampMicros: time)
                 }

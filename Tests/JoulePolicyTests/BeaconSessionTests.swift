@@ -108,6 +108,34 @@ import Testing
         #expect(session.setPolicy(.normal) == [.radio(at: 0, .scanning(.ranging))])
     }
 
+    @Test func longGapsAreCrossedWithoutSteppingEveryTimer() {
+        // A capture resuming 7000 years later (still a plausible instant) must not hang.
+        let later = BeaconTime.latestMicros - 1
+        var monitor = BeaconSession(configuration: .init(mode: .monitor, regions: [Self.region]), start: 0)
+        _ = monitor.receive(Self.advert(0))
+        let exits = monitor.advance(to: later, inclusive: true).filter { if case .region(let e) = $0 { e.kind == .exit } else { false } }
+        #expect(exits.count == 1)
+        var range = BeaconSession(configuration: .init(mode: .range(intervalSeconds: 1), regions: [Self.region]), start: 0)
+        _ = range.receive(Self.advert(0))
+        let reports = range.advance(to: later, inclusive: true).filter { if case .ranging = $0 { true } else { false } }
+        #expect(reports.count <= 1002)
+        #expect(range.now == later)
+    }
+
+    @Test func implausibleTimestampsDoNotMoveTheClock() async throws {
+        let transport = RecordingHCITransport()
+        await transport.feed(HCIEventRecord(timestampMicros: -5, bytes: []))
+        await transport.feed(HCIEventRecord(timestampMicros: 10 * Self.s, bytes: Self.eventBytes()))
+        await transport.feed(HCIEventRecord(timestampMicros: Int64.max, bytes: []))
+        await transport.feed(HCIEventRecord(timestampMicros: 12 * Self.s, bytes: []))
+        var runner = BeaconSessionRunner(
+            configuration: .init(mode: .monitor, regions: [Self.region]), start: nil, commander: ScanCommander(transport: transport))
+        var events: [RegionEvent] = []
+        try await runner.run { if case .region(let e) = $0 { events.append(e) } }
+        #expect(events.map(\.timestampMicros) == [10 * Self.s])
+        #expect(runner.session?.now == 12 * Self.s)
+    }
+
     // MARK: through the recording transport
 
     static func run(_ configuration: BeaconSession.Configuration, _ transport: RecordingHCITransport, active: Bool = false) async throws -> [HCICommand] {

@@ -38,7 +38,8 @@ public final class BTSnoopReader {
     private init(fd: Int32, bytes: [UInt8]?, path: String) throws(BTSnoopError) {
         self.fd = fd
         self.path = path
-        let capacity = Swift.max(bytes?.count ?? 0, 1 << 20)
+        // A file streams through 1 MiB; a capture in memory (tests, fuzzing) is copied once.
+        let capacity = bytes.map { Swift.max($0.count, 64) } ?? (1 << 20)
         buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
         datalink = .h4  // replaced below once the header is read
         if let bytes {

@@ -37,19 +37,6 @@ public final class JSONLineBuffer {
 
     func commit(_ written: Int) { count += written }
 
-    public func append(_ byte: UInt8) {
-        reserve(1)
-        storage.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
-        count += 1
-    }
-
-    public func append(_ text: StaticString) {
-        let n = text.utf8CodeUnitCount
-        reserve(n)
-        (storage + count).copyMemory(from: text.utf8Start, byteCount: n)
-        count += n
-    }
-
     public func append(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
@@ -59,36 +46,8 @@ public final class JSONLineBuffer {
         }
     }
 
-    /// A decimal integer.
-    public func append(_ value: Int) {
-        let out = tail(21)
-        var n = 0
-        if value < 0 {
-            out[0] = UInt8(ascii: "-")
-            n = 1
-        }
-        var magnitude = value.magnitude
-        var digits = 1
-        var probe = magnitude
-        while probe >= 10 {
-            probe /= 10
-            digits += 1
-        }
-        var i = n + digits - 1
-        repeat {
-            out[i] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-            i -= 1
-        } while magnitude > 0
-        commit(n + digits)
-    }
-
-    /// A JSON value through the reference serializer, for rarely written fields.
-    public func append(_ value: JSONValue) { append(value.serialized) }
-
     /// A JSON object as one line, through the reference serializer.
     public func appendLine(_ object: JSONObject) {
-        append(JSONValue.object(object).serialized)
-        append(UInt8(ascii: "\n"))
+        append(JSONValue.object(object).serialized + "\n")
     }
 }

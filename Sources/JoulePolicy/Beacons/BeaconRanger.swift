@@ -59,7 +59,7 @@ public struct BeaconRanger: Sendable {
     /// The ranging result at `time`: every beacon seen within the window, one entry per
     /// matching region, nearest first (unknown distances last).
     public mutating func report(at time: Int64) -> [RangedBeacon] {
-        let window = Int64(windowSeconds * 1_000_000)
+        let window = BeaconTime.micros(seconds: windowSeconds)
         tracks = tracks.filter { time - $0.value.lastSeen < window }
         var rows: [RangedBeacon] = []
         for key in tracks.keys.sorted() {

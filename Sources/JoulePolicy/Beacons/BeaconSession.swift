@@ -60,11 +60,11 @@ public struct BeaconSession: Sendable {
         case .scan: demand = .scanning
         case .range(let s):
             demand = .ranging
-            intervalMicros = Int64(s * 1_000_000)
+            intervalMicros = BeaconTime.micros(seconds: s)
         case .rangeOnce(let s, let timeout):
             demand = .ranging
-            intervalMicros = Int64(s * 1_000_000)
-            onceDeadline = start + Int64(timeout * 1_000_000)
+            intervalMicros = BeaconTime.micros(seconds: s)
+            onceDeadline = start + BeaconTime.micros(seconds: timeout)
         case .monitor: demand = .monitoring
         }
         if let intervalMicros { nextTick = start + max(intervalMicros, 1) }
@@ -96,11 +96,32 @@ public struct BeaconSession: Sendable {
     /// Moves time to `time`, firing everything due before it (and at it, when `inclusive`).
     public mutating func advance(to time: Int64, inclusive: Bool = false) -> [Output] {
         var out: [Output] = []
-        while let deadline = nextDeadline, deadline < time || (inclusive && deadline == time), deadline >= now {
+        while true {
+            skipLongGap(before: time)
+            guard let deadline = nextDeadline, deadline < time || (inclusive && deadline == time), deadline >= now else {
+                break
+            }
             step(to: deadline, fire: true, into: &out)
         }
         if time > now { step(to: time, fire: false, into: &out) }
         return out
+    }
+
+    /// Ranging intervals are reported one by one, but not across a gap of more than 1000 of
+    /// them (a capture paused for hours): those are skipped to the last one before `time`.
+    /// Likewise the back-off cycles of a paused radio are crossed in one jump, unless a region
+    /// is inside: its exit depends on each listening window, and comes within a few cycles.
+    private mutating func skipLongGap(before time: Int64) {
+        if let tick = nextTick, let intervalMicros, time > tick {
+            let missed = (time - tick) / intervalMicros
+            if missed > 1000 { nextTick = tick + (missed - 1) * intervalMicros }
+        }
+        let longestCycle = configuration.controller.backoffCyclesMicros.max() ?? 0
+        if !monitor.anyInside, controller.pauseLevel > 0, time - now > 4 * longestCycle {
+            controller.advance(to: time - 2 * longestCycle)
+            _ = monitor.advance(to: controller.now, listening: false)
+            now = max(now, controller.now)
+        }
     }
 
     /// Moves to `time`; with `fire`, work due exactly at `time` happens too.

@@ -29,7 +29,7 @@ public struct BeaconSessionRunner {
             if let session { try await handle(session.initialOutputs, emit) }
             while session?.finished != true, let record = try await commander.transport.nextEvent() {
                 if session == nil {
-                    guard let start = record.timestampMicros else { continue }
+                    guard let start = record.timestampMicros, BeaconTime.isPlausible(start) else { continue }
                     let started = BeaconSession(configuration: configuration, start: start)
                     session = started
                     try await handle(started.initialOutputs, emit)
@@ -52,7 +52,9 @@ public struct BeaconSessionRunner {
         async throws(HCITransportError)
     {
         guard var session else { return }
-        let time = max(record.timestampMicros ?? session.now, session.now)
+        // Corrupt timestamps (negative, beyond year 9999) and steps back keep the current time.
+        let stamped = record.timestampMicros.flatMap { BeaconTime.isPlausible($0) ? $0 : nil }
+        let time = max(stamped ?? session.now, session.now)
         if let pace { await pace(time) }
         var outputs: [BeaconSession.Output] = []
         if let wanted = policy?.current, wanted != session.controller.policy {

@@ -55,7 +55,7 @@ public struct BeaconTable: Sendable {
 
     /// Beacons heard within the window ending at `time`, nearest first.
     public mutating func rows(at time: Int64) -> [Row] {
-        let window = Int64(windowSeconds * 1_000_000)
+        let window = BeaconTime.micros(seconds: windowSeconds)
         entries = entries.filter { time - $0.value.lastSeen < window }
         var rows: [Row] = []
         for key in entries.keys.sorted() {

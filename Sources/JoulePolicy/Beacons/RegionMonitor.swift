@@ -15,9 +15,11 @@ public struct RegionMonitor: Sendable {
 
     public init(regions: [BeaconRegion], exitTimeoutSeconds: Double = 10) {
         self.regions = regions
-        exitTimeoutMicros = Int64(exitTimeoutSeconds * 1_000_000)
+        exitTimeoutMicros = BeaconTime.micros(seconds: exitTimeoutSeconds)
         states = Array(repeating: State(), count: regions.count)
     }
+
+    public var anyInside: Bool { states.contains(where: \.inside) }
 
     public func isInside(_ name: String) -> Bool {
         regions.firstIndex { $0.name == name }.map { states[$0].inside } ?? false

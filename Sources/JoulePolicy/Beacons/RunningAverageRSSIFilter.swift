@@ -8,7 +8,7 @@ public struct RunningAverageRSSIFilter: Sendable {
     private var samples: [(Int64, Int)] = []
 
     public init(windowSeconds: Double = 20, trim: Double = 0.1) {
-        windowMicros = Int64(windowSeconds * 1_000_000)
+        windowMicros = BeaconTime.micros(seconds: windowSeconds)
         self.trim = min(max(trim, 0), 0.49)
     }
 

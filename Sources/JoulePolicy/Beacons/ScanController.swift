@@ -87,7 +87,15 @@ public struct ScanController: Sendable {
 
     /// Moves time forward, stepping through every back-off transition on the way.
     public mutating func advance(to time: Int64) {
-        while let deadline = nextDeadline, deadline <= time {
+        while true {
+            // At the last back-off step every cycle is alike: jump whole cycles across a long gap.
+            if pauseLevel == configuration.backoffCyclesMicros.count, pauseLevel > 0, cycleLength > 0,
+                time - cycleStart > 2 * cycleLength
+            {
+                cycleStart += ((time - cycleStart) / cycleLength - 1) * cycleLength
+                now = max(now, cycleStart)
+            }
+            guard let deadline = nextDeadline, deadline <= time else { break }
             now = max(now, deadline)
             if pauseLevel == 0 {
                 pauseLevel = 1
