@@ -186,20 +186,9 @@ struct EnforceCommand: AsyncParsableCommand {
     private func makeMonitor(clock: SystemClock) throws -> EnergyMonitor {
         var configuration = EnergyMonitor.Configuration()
         configuration.schedule.fixedIntervalS = interval
-        let source: any DeviceSource
-        if let root {
-            let fixture = SysfsDeviceSource(root: root)
-            do {
-                try fixture.checkRoot()
-            } catch {
-                Console.error("joule: cannot read root \(root): \(error.errno.map(String.init(describing:)) ?? error.description)")
-                throw error
-            }
-            source = fixture
-            configuration.procRoot = root
-        } else {
-            source = UdevDeviceSource()
-        }
+        let devices = try DeviceRoot(root)
+        let source = devices.source
+        configuration.procRoot = devices.procRoot
         return EnergyMonitor(
             source: source, overrideStore: LowPowerCommand.store(), clock: clock, configuration: configuration,
             warn: { Console.error("joule: \($0)") })

@@ -24,25 +24,10 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source: any DeviceSource
-        let procRoot: String
-        let pause: () -> Void
-        if let root {
-            let fixture = SysfsDeviceSource(root: root)
-            do {
-                try fixture.checkRoot()
-            } catch {
-                Console.error("joule: cannot read root \(root): \(error.errno.map(String.init(describing:)) ?? error.description)")
-                throw ExitCode(1)
-            }
-            source = fixture
-            procRoot = root
-            pause = {}  // A fixture is static: sampling twice needs no wait.
-        } else {
-            source = UdevDeviceSource()
-            procRoot = "/"
-            pause = { Syscalls.sleep(seconds: 0.2) }
-        }
+        let devices = try DeviceRoot(root)
+        let source = devices.source, procRoot = devices.procRoot
+        // A fixture is static: sampling /proc/stat twice needs no wait there.
+        let pause: () -> Void = devices.isFixture ? {} : { Syscalls.sleep(seconds: 0.2) }
 
         let override = LowPowerCommand.store().map { $0.load() } ?? .auto
         let report: StatusReport

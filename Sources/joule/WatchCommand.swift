@@ -65,7 +65,6 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let source: any DeviceSource
         var configuration = EnergyMonitor.Configuration()
         configuration.schedule.fixedIntervalS = interval
         configuration.power.lowPercent = lowPowerAt
@@ -75,19 +74,9 @@ struct WatchCommand: AsyncParsableCommand {
             configuration.power.warningCriticalPercent = levels[1]
             configuration.power.warningActionPercent = levels[2]
         }
-        if let root {
-            let fixture = SysfsDeviceSource(root: root)
-            do {
-                try fixture.checkRoot()
-            } catch {
-                Console.error("joule: cannot read root \(root): \(error.errno.map(String.init(describing:)) ?? error.description)")
-                throw ExitCode(1)
-            }
-            source = fixture
-            configuration.procRoot = root
-        } else {
-            source = UdevDeviceSource()
-        }
+        let devices = try DeviceRoot(root)
+        let source = devices.source
+        configuration.procRoot = devices.procRoot
 
         let clock = SystemClock()
         let monitor = EnergyMonitor(
