@@ -123,21 +123,6 @@ extension Syscalls {
         }
     }
 
-    /// Writes all of `bytes` to `fd`, retrying EINTR and short writes.
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(HardwareError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                throw HardwareError(operation: "write", path: path, errno: n < 0 ? .current : Errno(EIO))
-            }
-        }
-    }
-
     /// Replaces `path` atomically: a temp file in the same directory, fsync, rename, then fsync
     /// of the directory so the new name survives a crash. Readers see the old file or the new
     /// one, never a torn one.

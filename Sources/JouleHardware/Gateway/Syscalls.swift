@@ -124,12 +124,7 @@ public enum Syscalls {
 
     /// open(2) with O_CREAT|O_TRUNC for writing a capture, mode 0644.
     public static func createFile(_ path: String) throws(HardwareError) -> Int32 {
-        while true {
-            let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            if fd >= 0 { return fd }
-            if errno == EINTR { continue }
-            throw HardwareError(operation: "create", path: path, errno: .current)
-        }
+        try open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
     }
 
     /// write(2) until every byte is written, retrying EINTR and short writes.
@@ -145,6 +140,13 @@ public enum Syscalls {
                 throw HardwareError(operation: "write", path: path, errno: n < 0 ? .current : Errno(EIO))
             }
         }
+    }
+
+    /// write(2) of a whole array, as `writeAll(_:_:path:)` on its bytes.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(HardwareError) {
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(HardwareError) in try writeAll(fd, buffer, path: path) }
+        }.get()
     }
 
     /// fsync(2), so a finished recording survives a crash.
