@@ -378,6 +378,26 @@ def region():
                              ("proximity", proximity(accuracy))]))
     write_text("region-h4.range.expected.ndjson", out)
 
+    # range --once (interval 1 s): done at the first tick where the beacon's last three
+    # distances lie within 10 % of the largest; the final result is printed, once.
+    recent = []
+    for tick in range(1, 46):
+        window = sorted(r for s, r in samples if tick - 20 < s <= tick)
+        if not window:
+            recent = []
+            continue
+        k = len(window) // 10
+        kept = window[k: len(window) - k]
+        rssi = sum(kept) / len(kept)
+        accuracy = distance(rssi, -59)
+        recent = (recent + [accuracy])[-3:]
+        if len(recent) == 3 and max(recent) - min(recent) <= 0.1 * max(max(recent), 0.1):
+            once = [line([("timestamp", raw(ts_text(tick * 1_000_000))), ("region", name), ("uuid", UUID_A),
+                          ("major", 1), ("minor", 2), ("rssi", round2(rssi)), ("accuracyM", round2(accuracy)),
+                          ("proximity", proximity(accuracy))]) for name in ("office", "desk")]
+            write_text("region-h4.range-once.expected.ndjson", once)
+            break
+
 def distance(rssi, tx):
     r = rssi / tx
     return r ** 10 if r < 1 else 0.42093 * r ** 6.9476 + 0.54992

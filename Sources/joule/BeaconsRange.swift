@@ -80,10 +80,12 @@ struct BeaconsRange: AsyncParsableCommand {
             throw ExitCode(1)
         }
         guard !result.rows.isEmpty else {
-            Console.error("joule beacons range --once: no beacon of the regions heard within \(timeout) s")
+            Console.error("joule beacons range --once: no beacon of the regions heard within \(JSONValue.from(timeout).serialized) s")
             throw ExitCode(1)
         }
-        if !result.steady { Console.error("warning: distances were not steady within \(timeout) s; printing the latest") }
+        if !result.steady {
+            Console.error("warning: distances were not steady within \(JSONValue.from(timeout).serialized) s; printing the latest")
+        }
         if json {
             for row in result.rows { output.buffer.appendLine(row.jsonObject) }
             output.flush()

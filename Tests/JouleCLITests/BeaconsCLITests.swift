@@ -64,9 +64,7 @@ import Testing
     @Test func rangeOnceReplay() throws {
         let result = try CLIHarness.run(["beacons", "range", "--once", "--json", "--replay", Self.path("region-h4.btsnoop")] + Self.regions)
         #expect(result.status == 0)
-        let lines = result.stdout.split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines.first?.contains("\"region\":\"office\"") == true)
+        #expect(result.stdout == (try Self.expected("region-h4.range-once.expected.ndjson")))
     }
 
     @Test func rangeOnceWithoutBeacons() throws {

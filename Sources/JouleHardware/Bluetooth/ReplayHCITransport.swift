@@ -3,8 +3,6 @@
 public actor ReplayHCITransport: HCITransport {
     private let reader: BTSnoopReader
     public private(set) var commands: [HCICommand] = []
-    /// Decode problems met so far, with the record number, for warnings.
-    public private(set) var warnings: [String] = []
 
     public init(path: String) throws(HCITransportError) {
         do throws(BTSnoopError) { reader = try BTSnoopReader(path: path) } catch {
