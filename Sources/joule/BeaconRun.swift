@@ -2,9 +2,9 @@
 import Glibc
 #endif
 import ArgumentParser
-import Dispatch
 import JouleHardware
 import JoulePolicy
+import Synchronization
 
 /// Runs a beacon session for a subcommand: builds the transport, installs the SIGINT/SIGTERM
 /// handling that stops scanning cleanly, paces replays, reports errors and warnings.
@@ -19,7 +19,7 @@ enum BeaconRun {
             Console.error("joule beacons: \(error)")
             throw ExitCode(1)
         }
-        let signals = live.map(SignalStopper.init)
+        let signals = live.map { transport in SignalTrap { _ in transport.stopEvents() } }
         var runner = BeaconSessionRunner(
             configuration: configuration, start: live == nil ? nil : Syscalls.realtimeMicros(),
             commander: ScanCommander(transport: transport, active: source.active, useExtended: source.extended))
@@ -30,6 +30,10 @@ enum BeaconRun {
             if warnings == 21 { Console.error("warning: further decode warnings are not shown") }
         }
         if source.realtime { runner.pace = ReplayPacer().pace }
+        // Live, the scan follows Low Power Mode and the thermal state (a replay is what was heard).
+        let energy = live != nil && !source.ignoreEnergyState ? Self.followEnergyState() : nil
+        runner.policy = energy?.policy
+        defer { energy?.task.cancel() }
         var failure: HCITransportError?
         do throws(HCITransportError) {
             try await runner.run { output in
@@ -51,25 +55,25 @@ enum BeaconRun {
         }
         return runner.session
     }
-}
 
-/// SIGINT/SIGTERM end the event stream through a dispatch signal source (no work in a raw
-/// handler), so the runner disables scanning and the transport restores its filter.
-final class SignalStopper {
-    private let sources: [any DispatchSourceSignal]
-
-    init(_ transport: LiveHCITransport) {
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { transport.stopEvents() }
-            source.resume()
-            return source
+    /// A policy switch kept in step with the live power and thermal engines; nil (scan as asked)
+    /// with a warning when they cannot start.
+    static func followEnergyState() -> (policy: ScanPolicySwitch, task: Task<Void, Never>)? {
+        let policy = ScanPolicySwitch()
+        let task = Task {
+            let info: JouleProcessInfo
+            do {
+                info = try await JouleProcessInfo.live()
+            } catch {
+                Console.error("warning: scanning without power/thermal state: \(error)")
+                return
+            }
+            policy.set(.forEnergy(lowPowerMode: info.isLowPowerModeEnabled, thermalState: info.thermalState))
+            for await event in info.events {
+                policy.set(.forEnergy(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState))
+            }
         }
-    }
-
-    func cancel() {
-        for source in sources { source.cancel() }
+        return (policy, task)
     }
 }
 
@@ -88,4 +92,3 @@ final class ReplayPacer: Sendable {
     }
 }
 
-import Synchronization

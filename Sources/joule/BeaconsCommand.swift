@@ -31,6 +31,9 @@ struct BeaconSourceOptions: ParsableArguments {
     @Option(help: "Scan duty cycle WINDOW_MS/INTERVAL_MS (2.5 to 10240 ms), e.g. 30/300.")
     var duty: String?
 
+    @Flag(help: "Scan as asked even in Low Power Mode or a serious or critical thermal state (live scans only).")
+    var ignoreEnergyState = false
+
     func validate() throws {
         if realtime && replay == nil { throw ValidationError("--realtime only applies with --replay FILE") }
         if let duty {

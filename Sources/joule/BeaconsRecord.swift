@@ -70,7 +70,7 @@ struct BeaconsRecord: AsyncParsableCommand {
             Console.error("joule beacons: \(error)")
             throw ExitCode(1)
         }
-        let signals = SignalStopper(live)
+        let signals = SignalTrap { _ in live.stopEvents() }
         var commander = ScanCommander(transport: live, active: source.active, useExtended: source.extended)
         let start = Syscalls.realtimeMicros()
         var failure: (any Error)?

@@ -21,4 +21,12 @@ public enum ScanPolicyInput: String, Sendable, CaseIterable {
     case reduced
     /// Critical state: keep the radio off.
     case stopped
+
+    /// What the energy state asks of a running scan, following Apple's guidance: reduce work in
+    /// Low Power Mode and at serious, stop optional work at critical.
+    public static func forEnergy(lowPowerMode: Bool, thermalState: ThermalState) -> ScanPolicyInput {
+        if thermalState == .critical { return .stopped }
+        if lowPowerMode || thermalState == .serious { return .reduced }
+        return .normal
+    }
 }
