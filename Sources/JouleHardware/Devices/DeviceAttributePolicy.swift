@@ -35,15 +35,23 @@ enum DeviceAttributePolicy {
         }
     }
 
-    /// Attribute text as both sources report it: surrounding whitespace and newlines trimmed.
+    /// Attribute text as both sources report it: up to the first NUL (libudev hands values out
+    /// as C strings), surrounding whitespace and newlines trimmed.
     static func text(_ raw: String) -> String {
-        var scalars = Substring.UnicodeScalarView(raw.unicodeScalars)
-        while let first = scalars.first, isTrimmed(first) { scalars.removeFirst() }
-        while let last = scalars.last, isTrimmed(last) { scalars.removeLast() }
-        return String(scalars)
+        text(bytes: Array(raw.utf8))
     }
 
-    private static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || scalar == "\0"
+    /// The same from raw file bytes, trimming before decoding: polling reads dozens of
+    /// attributes a second, and byte trimming avoids re-building each string.
+    static func text(bytes: [UInt8]) -> String {
+        var end = bytes.firstIndex(of: 0) ?? bytes.endIndex
+        var start = bytes.startIndex
+        while start < end, isTrimmed(bytes[start]) { start += 1 }
+        while end > start, isTrimmed(bytes[end - 1]) { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
+    private static func isTrimmed(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D
     }
 }

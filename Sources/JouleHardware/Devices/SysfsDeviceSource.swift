@@ -51,7 +51,7 @@ public struct SysfsDeviceSource: DeviceSource {
                 attributes[name] = .failed(failure)
             case .read:
                 do {
-                    attributes[name] = .value(DeviceAttributePolicy.text(Self.cText(try Syscalls.readFile(path))))
+                    attributes[name] = .value(DeviceAttributePolicy.text(bytes: try Syscalls.readFile(path)))
                 } catch {
                     attributes[name] = .failed(error.errno ?? .ioError)
                 }
@@ -70,7 +70,7 @@ public struct SysfsDeviceSource: DeviceSource {
         for name in names {
             // Open follows a dangling link to ENOENT, the errno a full read reports for it.
             do {
-                device.attributes[name] = .value(DeviceAttributePolicy.text(Self.cText(try Syscalls.readFile(directory + "/" + name))))
+                device.attributes[name] = .value(DeviceAttributePolicy.text(bytes: try Syscalls.readFile(directory + "/" + name)))
             } catch {
                 device.attributes[name] = .failed(error.errno ?? .ioError)
             }
