@@ -33,6 +33,8 @@ let package = Package(
                 "JoulePolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.
+        .executableTarget(name: "joule-bench", dependencies: ["JouleHardware"]),
         .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware"]),
         .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev.
