@@ -102,8 +102,29 @@ func fuzzSysfs(_ bytes: [UInt8]) {
     let line = DeviceSnapshot(
         subsystem: "power_supply", sysname: "AC", syspath: "/sys/devices/AC",
         attributes: ["type": .value("Mains"), "online": values.count > 3 ? .value(values[3]) : .failed(Errno.noData)])
-    _ = PowerSupplyParser.parse([device, line], productName: values.last)
-    for value in values.prefix(4) { _ = SysfsValue.number(value) }
+    let supplies = PowerSupplyParser.parse([device, line], productName: values.last)
+    // Beyond not trapping: no impossible number may come out as a reading.
+    for battery in supplies.batteries + supplies.peripherals {
+        check(battery.percentage.map { (0...100).contains($0) }, "percentage \(String(describing: battery.percentage))")
+        check(battery.healthPercent.map { (0...100).contains($0) }, "health \(String(describing: battery.healthPercent))")
+        check(battery.energyRateW.map { $0 >= 0 && $0 <= PowerSupplyParser.maximumRateW }, "rate")
+        for (name, value) in [("energy", battery.energyWh), ("full", battery.energyFullWh), ("design", battery.energyFullDesignWh), ("voltage", battery.voltageV)] {
+            check(value.map { $0.isFinite && $0 >= 0 }, "\(name) \(String(describing: value))")
+        }
+        check(battery.timeToEmptyS.map { $0 >= 0 && $0 <= PowerSupplyParser.maximumEstimateS }, "time to empty")
+        check(battery.timeToFullS.map { $0 >= 0 && $0 <= PowerSupplyParser.maximumEstimateS }, "time to full")
+    }
+    if let composite = supplies.composite {
+        check(composite.percentage.map { (0...100).contains($0) }, "composite percentage")
+    }
+    for value in values.prefix(4) {
+        check(SysfsValue.number(value).map { $0.isFinite && abs($0) <= SysfsValue.kernelIntMagnitude }, "number")
+    }
+}
+
+/// Traps (which libFuzzer reports as a crash) when a decoded value breaks an invariant.
+func check(_ holds: Bool?, _ what: @autoclosure () -> String) {
+    if holds == false { fatalError("invariant broken: \(what())") }
 }
 
 /// Lines become a thermal zone's temp, type and trips, and an hwmon sensor's input.
@@ -128,12 +149,21 @@ func fuzzThermal(_ bytes: [UInt8]) {
         hwmonAttributes["temp\(i + 1)_crit"] = .value(values.reversed().dropFirst(i).first ?? "")
     }
     let hwmon = DeviceSnapshot(subsystem: "hwmon", sysname: "hwmon0", syspath: "/sys/devices/hwmon0", attributes: hwmonAttributes)
-    _ = ThermalReader.parse(thermal: [zone, cooling], hwmon: [hwmon])
-    for value in values.prefix(4) { _ = MillidegreeValue.parse(.value(value), attribute: "temp") }
+    let readings = ThermalReader.parse(thermal: [zone, cooling], hwmon: [hwmon])
+    let plausible: (Double) -> Bool = { $0.isFinite && $0 >= -273.15 && $0 <= 500 }
+    for zone in readings.zones {
+        check(zone.temperatureC.map(plausible), "zone \(String(describing: zone.temperatureC))")
+        for trip in zone.trips { check(trip.temperatureC.map(plausible), "trip \(String(describing: trip.temperatureC))") }
+    }
+    for sensor in readings.hwmon { check(sensor.temperatureC.map(plausible), "hwmon \(String(describing: sensor.temperatureC))") }
+    for value in values.prefix(4) {
+        check((try? MillidegreeValue.parse(.value(value), attribute: "temp").get()).map(plausible), "millidegrees")
+    }
 }
 
 func fuzzCPUStat(_ bytes: [UInt8]) {
     guard let stat = try? CPUStat.parse(String(decoding: bytes, as: UTF8.self)) else { return }
-    _ = stat.usagePercent(since: stat)
-    _ = stat.perCoreUsagePercent(since: stat)
+    // Against itself no tick elapsed: usage is unknown, never a made-up 0 or 100.
+    check(stat.usagePercent(since: stat) == nil, "usage against itself")
+    for core in stat.perCoreUsagePercent(since: stat) { check(core.percent == nil, "core usage against itself") }
 }

@@ -309,6 +309,7 @@ extension BadInputCase {
         procStat("truncated cpu line", "cpu  1 2 3\n", .json(path: "cpu.usagePercent", equals: "null")),
         procStat("empty", "", .json(path: "cpu.usagePercent", equals: "null")),
         procStat("garbage counters", "cpu  a b c d e f g h\ncpu0 1 2 3 4 5 6 7 8\n", .json(path: "cpu.usagePercent", equals: "null")),
+        procStat("a core listed twice", "cpu  1 2 3 4 5 6 7 8\ncpu0 1 2 3 4 5 6 7 8\ncpu0 9 9 9 9 9 9 9 9\n", .json(path: "cpu.usagePercent", equals: "null")),
         BadInputCase(
             name: "/proc/stat: missing", setup: .fixture(f, edits: [("proc/stat", nil)]), arguments: status,
             outcome: .json(path: "cpu.usagePercent", equals: "null")),
