@@ -41,7 +41,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// NDJSON writer for every advert found.
 func fuzzHCI(_ bytes: [UInt8]) {
     _ = try? HCIEvent(bytes: bytes)
-    bytes.withUnsafeBytes { raw in
+    _ = bytes.withUnsafeBytes { raw in
         BeaconAdvert.forEach(inEvent: raw, timestampMicros: 1_700_000_000_123_456) { advert in
             lineBuffer.appendLine(advert)
             _ = advert.jsonObject

@@ -3,14 +3,17 @@
 # JouleHardware sources, -sanitize=fuzzer,address) and runs every target for FUZZ_SECONDS
 # (default 60) from a corpus seeded with the fixtures, in fuzz-work/ (gitignored). Crashes
 # land in fuzz-work/crashes/; the executions and crashes per target go into BENCHMARKS.md.
-# FUZZ_TARGETS limits the run to some targets.
+# FUZZ_TARGETS limits the run to some targets. Replay one input:
+#   JOULE_FUZZ_TARGET=sysfs .build-fuzz/joule-fuzz fuzz-work/crashes/sysfs-crash-…
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
 targets=${FUZZ_TARGETS:-"hci ad btsnoop sysfs thermal procstat cpustat"}
 work=fuzz-work
 bin=.build-fuzz/joule-fuzz
-mkdir -p .build-fuzz "$work/crashes" "$work/logs"
+mkdir -p .build-fuzz "$work/crashes" "$work/logs" "$work/crashes-previous"
+# Crashes count per run: earlier ones (fixed or not) move aside, still there to replay.
+find "$work/crashes" -type f -exec mv -t "$work/crashes-previous" {} +
 
 newest_source=$(find Sources/JouleHardware Fuzz CModules -newer "$bin" -type f 2>/dev/null | head -1 || true)
 if [[ ! -x $bin || -n $newest_source ]]; then
@@ -54,7 +57,7 @@ names = {"hci": "HCI event decoder (typed + allocation-free path + NDJSON writer
          "cpustat": "/proc/stat → CPUStat.parse"}
 lines = ["## Fuzzing", "",
          f"Written by `make fuzz` (scripts/fuzz.sh, FUZZ_SECONDS={seconds}) on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
-         "libFuzzer with AddressSanitizer; corpora seeded from the fixtures (scripts/fuzz-seeds.py).", "",
+         "libFuzzer with AddressSanitizer; the harness also traps on impossible values (percentages outside 0-100, negative or non-finite energies, estimates beyond 240 h, temperatures outside -273.15...500 °C, CPU usage against the same sample), so a wrong number counts as a crash. Corpora seeded from the fixtures (scripts/fuzz-seeds.py). Crashes are those of this run; earlier ones and their fixes are listed above.", "",
          "| Target | Parsers | Executions | Crashes | Corpus |", "|---|---|---|---|---|"]
 for row in open(summary):
     t, execs, crashes, corpus, status = row.split()
