@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run test clean
+.PHONY: deps build run test bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -18,5 +18,13 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
+# Every comparison against peers in one run (release build, ~10 min); writes BENCHMARKS.md.
+bench: deps
+	python3 scripts/bench.py
+
+# libFuzzer on every parser for FUZZ_SECONDS each (default 60); records results in BENCHMARKS.md.
+fuzz: deps
+	./scripts/fuzz.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz fuzz-work

@@ -33,6 +33,8 @@ let package = Package(
                 "JoulePolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.
+        .executableTarget(name: "joule-bench", dependencies: ["JouleHardware"]),
         // Fixture builders shared by the test targets.
         .target(name: "JouleTestSupport", path: "Tests/JouleTestSupport"),
         .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTestSupport"]),

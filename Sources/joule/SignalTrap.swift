@@ -1,29 +1,28 @@
-import Dispatch
+import JouleHardware
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Turns SIGINT and SIGTERM into a callback on a dispatch queue, so a long-running command can
-/// stop cleanly (stop scanning, resume paused work) instead of dying mid-way. The default
-/// actions are ignored while the trap is installed; no work happens in a raw signal handler.
+/// Turns SIGINT and SIGTERM (or the signals given) into a callback, so a long-running command
+/// can stop cleanly (stop scanning, resume paused work) instead of dying mid-way. The handlers
+/// are installed before `init` returns; no work happens in a raw signal handler.
 final class SignalTrap {
-    private let sources: [any DispatchSourceSignal]
+    private let listener: SignalListener?
 
     init(_ signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
-        let queue = DispatchQueue(label: "joule.signals")
-        sources = signals.map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { handler(number) }
-            source.resume()
-            return source
+        do {
+            listener = try SignalListener(signals, handler: handler)
+        } catch {
+            // Without the pipe the default actions stay: joule still stops, only less cleanly.
+            Console.error("joule: cannot handle signals: \(error)")
+            listener = nil
         }
     }
 
     func cancel() {
-        for source in sources { source.cancel() }
+        listener?.cancel()
     }
 }
 

@@ -63,3 +63,17 @@ import Testing
         #expect(try CPUStatReader().read().cores >= 1)
     }
 }
+
+/// Found by `make fuzz` (cpustat): a /proc/stat with two cpu0 lines paired each against the
+/// first one of the earlier sample, so the second got a usage computed from another line.
+@Suite struct CPUStatDuplicateCoreTests {
+    @Test func duplicateCoreLineIsAnError() {
+        let text = """
+            cpu  620625 1935 249165 0 3675 0 0 0
+            cpu0 100000 320 41000 240 5113 0 611 0 0 0
+            cpu2 10275 2400977 5113 0 611 0 0 0
+            cpu0 322 41422 240145 1 2 3 4 5 9 10
+            """
+        #expect(throws: HardwareError.self) { try CPUStat.parse(text) }
+    }
+}

@@ -191,3 +191,30 @@ import Testing
         #expect(battery.energyFullWh == 50)
     }
 }
+
+/// Found by the bad-input matrix: a power_supply number beyond the kernel's `int` was shown
+/// as a battery holding 10^24 Wh.
+@Suite struct SysfsValueBoundsTests {
+    @Test(arguments: ["2147483648", "-2147483648", "99999999999", "999999999999999999999999999999"])
+    func beyondKernelIntIsUnknown(_ text: String) {
+        #expect(SysfsValue.number(text) == nil)
+    }
+
+    @Test(arguments: [("2147483647", 2_147_483_647.0), ("-787000", -787_000.0), ("48000000", 48_000_000.0)])
+    func kernelRangeIsKept(_ text: String, _ value: Double) {
+        #expect(SysfsValue.number(text) == value)
+    }
+
+    @Test func hugeEnergyIsNotShownAsEnergy() {
+        let device = DeviceSnapshot(
+            subsystem: "power_supply", sysname: "BAT0", syspath: "/sys/devices/BAT0",
+            attributes: [
+                "type": .value("Battery"), "present": .value("1"), "energy_now": .value("999999999999999999999999"),
+                "energy_full": .value("56500000"),
+            ])
+        let battery = PowerSupplyParser.battery(device)
+        #expect(battery != nil)
+        #expect(battery?.energyWh == nil)
+        #expect(battery?.percentage == nil)
+    }
+}

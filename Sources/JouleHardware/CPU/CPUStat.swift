@@ -56,6 +56,10 @@ public struct CPUStat: Sendable, Hashable {
             if label == "cpu" {
                 all = times
             } else if let index = Int(label.dropFirst(3)), index >= 0 {
+                // A repeated core would be compared against the other line of the same name.
+                guard !cores.contains(where: { $0.index == index }) else {
+                    throw HardwareError(operation: "parse", path: path, detail: "line \(number + 1): duplicate \(label) line")
+                }
                 cores.append(Core(index: index, times: times))
             } else {
                 throw HardwareError(operation: "parse", path: path, detail: "line \(number + 1): unknown label \(label)")

@@ -243,3 +243,62 @@ extension Syscalls {
         _ = Glibc.write(fd, &byte, 1)
     }
 }
+
+// MARK: signals
+
+extension Syscalls {
+    /// The write end of the signal pipe, read by the handler below. Set once before any
+    /// handler is installed and never changed, so the handler's load is a plain read.
+    nonisolated(unsafe) private static var signalPipeWrite: Int32 = -1
+    private static let signalPipeRead: Int32 = {
+        guard let ends = try? pipe() else { return -1 }
+        _ = fcntl(ends.write, F_SETFL, O_NONBLOCK)
+        signalPipeWrite = ends.write
+        return ends.read
+    }()
+
+    /// Installs, with sigaction(2) and before returning, a handler for `signals` that writes the
+    /// signal number to a pipe (write(2) is async-signal-safe), and returns the pipe's read end.
+    /// Unlike a dispatch signal source, nothing is registered later on another thread, so a
+    /// signal arriving the moment after this returns is never lost or ignored.
+    public static func installSignalPipe(_ signals: [Int32]) throws(HardwareError) -> Int32 {
+        let readEnd = signalPipeRead
+        guard readEnd >= 0 else { throw HardwareError(operation: "pipe", path: "signal pipe", errno: .current) }
+        let handler: @convention(c) (Int32) -> Void = { number in
+            var byte = UInt8(truncatingIfNeeded: number)
+            _ = Glibc.write(Syscalls.signalPipeWrite, &byte, 1)
+        }
+        for number in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = handler
+            action.sa_flags = SA_RESTART
+            sigemptyset(&action.sa_mask)
+            guard sigaction(number, &action, nil) == 0 else {
+                throw HardwareError(operation: "sigaction", path: "signal \(number)", errno: .current)
+            }
+        }
+        return readEnd
+    }
+
+    /// Puts the default action back for `signals`.
+    public static func restoreDefaultSignals(_ signals: [Int32]) {
+        for number in signals { _ = Glibc.signal(number, SIG_DFL) }
+    }
+
+    /// Blocks until the signal pipe yields a byte; nil when it is closed or fails.
+    public static func readSignal(_ fd: Int32) -> Int32? {
+        var byte: UInt8 = 0
+        while true {
+            let n = Glibc.read(fd, &byte, 1)
+            if n == 1 { return Int32(byte) }
+            if n < 0 && errno == EINTR { continue }
+            return nil
+        }
+    }
+
+    /// Wakes a `readSignal` waiter with the pseudo-signal 0.
+    public static func wakeSignalReader() {
+        var zero: UInt8 = 0
+        _ = Glibc.write(signalPipeWrite, &zero, 1)
+    }
+}

@@ -1,6 +1,11 @@
 /// Strict readers for power_supply attribute text. A value that is not a plain decimal
 /// number (garbage, "-NaN", empty) is nil, never 0.
 enum SysfsValue {
+    /// The kernel formats power_supply numbers from a C `int` (power_supply_propval.intval):
+    /// anything larger is firmware or file garbage, and shown as energy it would read as
+    /// e.g. 10^24 Wh.
+    static let kernelIntMagnitude = Double(Int32.max)
+
     /// A decimal number such as `48000000`, `-787000` or `12.5`; nil for anything else.
     static func number(_ device: DeviceSnapshot, _ name: String) -> Double? {
         guard let text = device.string(name) else { return nil }
@@ -18,7 +23,9 @@ enum SysfsValue {
             default: return nil
             }
         }
-        guard digits > 0, dots <= 1, text.utf8.count <= 32, let value = Double(text), value.isFinite else {
+        guard digits > 0, dots <= 1, text.utf8.count <= 32, let value = Double(text), value.isFinite,
+            abs(value) <= kernelIntMagnitude
+        else {
             return nil
         }
         return value

@@ -1,29 +1,24 @@
-import Dispatch
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 
 /// SIGINT, SIGTERM and SIGHUP as an async stream, so a long-running command can stop cleanly
 /// (for the CPU monitor: continue every process it stopped) instead of dying mid-cycle.
 public enum TerminationSignals {
     /// Starts watching; the default action of each signal is replaced for the life of the
-    /// process. Yields the signal number each time one arrives.
+    /// process (the handlers are in place on return). Yields the signal number each time one
+    /// arrives. Without a signal pipe the default actions stay and the stream never yields.
     public static func stream() -> AsyncStream<Int32> {
-        AsyncStream { continuation in
-            let queue = DispatchQueue(label: "joule.termination-signals")
-            for signal in [SIGINT, SIGTERM, SIGHUP] {
-                Syscalls.ignoreSignal(signal)
-                let source = DispatchSource.makeSignalSource(signal: signal, queue: queue)
-                // The handler holds its own source: the signal's default action stays replaced
-                // for the process's life, so the source must too (a deliberate cycle).
-                source.setEventHandler {
-                    withExtendedLifetime(source) { _ = continuation.yield(signal) }
-                }
-                source.resume()
-            }
+        guard let (stream, listener) = try? SignalListener.stream([SIGINT, SIGTERM, SIGHUP]) else {
+            return AsyncStream { _ in }
         }
+        // The listener lives as long as the process: the replaced actions must stay handled.
+        retained.withLock { $0.append(listener) }
+        return stream
     }
+
+    private static let retained = Mutex<[SignalListener]>([])
 }

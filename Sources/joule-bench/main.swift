@@ -1,0 +1,101 @@
+// joule-bench: in-process timings of library hot paths for scripts/bench.py. Thin on purpose:
+// it times the public APIs (ProcessSampler, BTSnoopReader + BeaconAdvert + the NDJSON writer)
+// with CLOCK_MONOTONIC and prints one JSON object of medians. Not a test: nothing is asserted.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import JouleHardware
+
+func now() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    let mid = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+func fail(_ message: String) -> Never {
+    let text = "joule-bench: \(message)\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
+    exit(2)
+}
+
+func option(_ name: String, _ arguments: [String], default value: Int) -> Int {
+    guard let i = arguments.firstIndex(of: name) else { return value }
+    guard i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 else { fail("\(name) needs a positive integer") }
+    return n
+}
+
+/// Per-process cost of sampling every process: one warm-up sample opens the descriptors,
+/// then each round times one full sample() (listing /proc included).
+func sample(_ arguments: [String]) {
+    let rounds = option("--rounds", arguments, default: 50)
+    let sampler = ProcessSampler()
+    let coldStart = now()
+    let first: [ProcessCPUSample]
+    do { first = try sampler.sample() } catch { fail("\(error)") }
+    let cold = Double(now() - coldStart)
+    var perProcess: [Double] = []
+    var perSample: [Double] = []
+    var counts: [Double] = []
+    for _ in 0..<rounds {
+        let start = now()
+        let samples: [ProcessCPUSample]
+        do { samples = try sampler.sample() } catch { fail("\(error)") }
+        let elapsed = Double(now() - start)
+        perSample.append(elapsed)
+        perProcess.append(elapsed / Double(max(1, samples.count)))
+        counts.append(Double(samples.count))
+    }
+    print(
+        "{\"processes\":\(Int(median(counts))),\"rounds\":\(rounds),\"nsPerProcess\":\(median(perProcess)),"
+            + "\"nsPerSample\":\(median(perSample)),\"coldNsPerProcess\":\(cold / Double(max(1, first.count))),"
+            + "\"openDescriptors\":\(sampler.openDescriptorCount)}")
+}
+
+/// Adverts per second decoding a capture into NDJSON, written to /dev/null in 1 MiB chunks.
+func decode(_ arguments: [String]) {
+    guard arguments.count >= 1 else { fail("decode FILE [--rounds N]") }
+    let path = arguments[0]
+    let rounds = option("--rounds", arguments, default: 5)
+    let sink = open("/dev/null", O_WRONLY)
+    let buffer = JSONLineBuffer(capacity: 1 << 21)
+    var rates: [Double] = []
+    var adverts = 0
+    for _ in 0..<rounds {
+        adverts = 0
+        let start = now()
+        let reader: BTSnoopReader
+        do throws(BTSnoopError) { reader = try BTSnoopReader(path: path) } catch { fail("\(error)") }
+        while let record = reader.next() {
+            guard record.type == .event, record.received else { continue }
+            BeaconAdvert.forEach(inEvent: record.payload, timestampMicros: record.timestampMicros) { advert in
+                buffer.appendLine(advert)
+                adverts += 1
+            }
+            if buffer.count >= 1 << 20 {
+                _ = write(sink, buffer.bytes.baseAddress, buffer.count)
+                buffer.removeAll()
+            }
+        }
+        _ = write(sink, buffer.bytes.baseAddress, buffer.count)
+        buffer.removeAll()
+        rates.append(Double(adverts) / (Double(now() - start) / 1e9))
+    }
+    close(sink)
+    print("{\"adverts\":\(adverts),\"rounds\":\(rounds),\"advertsPerSecond\":\(median(rates))}")
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "sample": sample(Array(arguments.dropFirst()))
+case "decode": decode(Array(arguments.dropFirst()))
+default: fail("usage: joule-bench sample [--rounds N] | decode FILE [--rounds N]")
+}
