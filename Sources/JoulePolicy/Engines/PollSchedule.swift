@@ -19,9 +19,10 @@ public struct PollSchedule: Sendable, Hashable {
     public var thermalNearS = 2.0
     /// Within this many °C of a thermal threshold counts as near.
     public var thermalNearWithinC = 5.0
-    /// The confirming re-read of a thermal change (the debounce), kept short so a real change
-    /// is still announced within one poll interval.
-    public var thermalConfirmS = 0.1
+    /// The confirming re-read of a thermal change (the debounce). A glitch is one bad sample,
+    /// so an immediate second sample catches it; kept this short so a real change is still
+    /// announced within one poll interval.
+    public var thermalConfirmS = 0.005
 
     public init(fixedIntervalS: Double? = nil) {
         self.fixedIntervalS = fixedIntervalS
