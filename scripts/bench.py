@@ -365,7 +365,7 @@ def write_report(m_start, m_end, started, fuzz):
 def main():
     started = time.time()
     m_start = machine()
-    subprocess.run(["scripts/install-bench-deps.sh"], check=True)
+    subprocess.run(["scripts/install-deps.sh", "python3-psutil", "tshark", "umockdev"], check=True)
     if os.environ.get("BENCH_SKIP_BUILD") != "1":
         build()
     work = tempfile.mkdtemp(prefix="joule-bench-")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Joule builds and tests against, only where missing.
+# Installs Debian packages only where missing: by default what Joule builds and tests against,
+# or the packages named as arguments (scripts/bench.py passes its peers).
 set -euo pipefail
-packages=(libudev-dev libbluetooth-dev umockdev pkg-config)
+if (($# > 0)); then packages=("$@"); else packages=(libudev-dev libbluetooth-dev umockdev pkg-config); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -14,5 +15,7 @@ if [[ $(id -u) -ne 0 ]]; then
   sudo="sudo"
 fi
 export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; the answer does not matter for reading files.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections 2>/dev/null || true
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq "${missing[@]}"
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
