@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import JouleHardware
 import JoulePolicy
 
@@ -54,27 +53,20 @@ struct BeaconsMonitor: AsyncParsableCommand {
         }
     }
 
-    /// Runs the user's command through /bin/sh and waits for it, so hooks see events in order.
+    /// Runs the user's command and waits for it, so hooks see events in order.
     static func runHook(_ command: String, _ event: RegionEvent) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        var environment = ProcessInfo.processInfo.environment
-        environment["JOULE_EVENT"] = event.kind.rawValue
-        environment["JOULE_REGION"] = event.region.name
-        environment["JOULE_UUID"] = event.region.uuid.description
-        environment["JOULE_MAJOR"] = event.region.major.map(String.init) ?? ""
-        environment["JOULE_MINOR"] = event.region.minor.map(String.init) ?? ""
-        environment["JOULE_TIMESTAMP"] = JSONValue.from(Double(event.timestampMicros) / 1_000_000).serialized
-        process.environment = environment
-        do {
-            try process.run()
-            process.waitUntilExit()
-            if process.terminationStatus != 0 {
-                Console.error("warning: --exec command exited with status \(process.terminationStatus)")
-            }
-        } catch {
-            Console.error("warning: --exec command could not start: \(error)")
+        let environment = [
+            "JOULE_EVENT": event.kind.rawValue,
+            "JOULE_REGION": event.region.name,
+            "JOULE_UUID": event.region.uuid.description,
+            "JOULE_MAJOR": event.region.major.map(String.init) ?? "",
+            "JOULE_MINOR": event.region.minor.map(String.init) ?? "",
+            "JOULE_TIMESTAMP": JSONValue.from(Double(event.timestampMicros) / 1_000_000).serialized,
+        ]
+        switch HookRunner.run(command: command, environment: environment) {
+        case .success(0): break
+        case .success(let status): Console.error("warning: --exec command exited with status \(status)")
+        case .failure(let error): Console.error("warning: --exec command could not start: \(error)")
         }
     }
 }

@@ -36,7 +36,9 @@ public final class HookRunner: Sendable {
         await worker.value
     }
 
-    private static func run(command: String, environment: [String: String]) -> Result<Int32, HardwareError> {
+    /// Runs `command` under `/bin/sh -c` with `environment` added to joule's own, waits for it,
+    /// and returns its exit status (for callers that must run hooks inline, in event order).
+    public static func run(command: String, environment: [String: String]) -> Result<Int32, HardwareError> {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
