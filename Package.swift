@@ -35,10 +35,11 @@ let package = Package(
             ]),
         // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.
         .executableTarget(name: "joule-bench", dependencies: ["JouleHardware"]),
-        // Fixture builders shared by the test targets.
-        .target(name: "JouleTestSupport", path: "Tests/JouleTestSupport"),
-        .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTestSupport"]),
-        .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTestSupport"]),
+        // Test doubles (manual clock, recording HCI transport, fake /proc trees), kept out of
+        // the libraries as NIOEmbedded is.
+        .target(name: "JouleTesting", dependencies: ["JoulePolicy", "JouleHardware"]),
+        .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTesting"]),
+        .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTesting"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev.
         .testTarget(name: "JouleCLITests", dependencies: ["joule"]),
     ]

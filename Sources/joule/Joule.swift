@@ -1,8 +1,5 @@
 import ArgumentParser
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import JouleHardware
 
 /// The `joule` command: parses arguments, calls the policy layer, prints.
 struct Joule: AsyncParsableCommand {
@@ -32,7 +29,7 @@ enum JouleMain {
             let code = Joule.exitCode(for: error)
             if code == .validationFailure {
                 Console.error(Joule.fullMessage(for: error))
-                exit(2)
+                Joule.exit(withError: ExitCode(2))
             }
             Joule.exit(withError: error)
         }

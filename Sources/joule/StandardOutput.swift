@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JouleHardware
 
 /// Buffered standard output for high-volume JSON lines: lines collect in a `JSONLineBuffer`
@@ -20,19 +17,6 @@ final class StandardOutput {
     func flush() {
         defer { buffer.removeAll() }
         guard !closed else { return }
-        let bytes = buffer.bytes
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(STDOUT_FILENO, base + offset, bytes.count - offset)
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                closed = true
-                return
-            }
-        }
+        if !Console.write(UnsafeRawBufferPointer(buffer.bytes), to: .standardOutput) { closed = true }
     }
 }

@@ -1,3 +1,4 @@
+import JouleTesting
 import Testing
 @testable import JoulePolicy
 @testable import JouleHardware

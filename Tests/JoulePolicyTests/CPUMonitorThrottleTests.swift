@@ -1,4 +1,4 @@
-import JouleTestSupport
+import JouleTesting
 import Foundation
 import JouleHardware
 import Testing

@@ -1,3 +1,4 @@
+import JouleTesting
 import JouleHardware
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import JouleTesting
 import Foundation
 import JouleHardware
 import Synchronization

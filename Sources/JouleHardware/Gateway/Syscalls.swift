@@ -302,3 +302,11 @@ extension Syscalls {
         _ = Glibc.write(signalPipeWrite, &zero, 1)
     }
 }
+
+// MARK: standard streams
+
+extension Syscalls {
+    static var standardOutput: Int32 { STDOUT_FILENO }
+    static var standardError: Int32 { STDERR_FILENO }
+    static var brokenPipeSignal: Int32 { SIGPIPE }
+}

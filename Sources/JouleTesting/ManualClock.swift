@@ -1,3 +1,4 @@
+import JoulePolicy
 import Synchronization
 
 /// A clock that moves only when told to: for tests, and for replays driven by capture time.

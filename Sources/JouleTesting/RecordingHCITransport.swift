@@ -1,3 +1,5 @@
+import JouleHardware
+
 /// The test double: records every command, answers with scripted statuses, and delivers
 /// events fed to it as bytes.
 public actor RecordingHCITransport: HCITransport {

@@ -1,0 +1,44 @@
+/// Plain file operations for the policy layer and the CLI (state files, policy files, pid
+/// files, reports), each a thin throwing wrapper over the gateway that names the call and path.
+public enum FileSystem {
+    /// What a path is, following symlinks.
+    public enum Kind: Sendable { case regular, directory, other }
+
+    /// A whole file's bytes; `limit` bounds what an endless or hostile file can make us buffer.
+    public static func readBytes(_ path: String, limit: Int = 1 << 20) throws(HardwareError) -> [UInt8] {
+        try Syscalls.readFile(path, limit: limit)
+    }
+
+    /// A file's text, decoded as UTF-8 with invalid bytes replaced.
+    public static func readText(_ path: String) throws(HardwareError) -> String {
+        try Syscalls.readText(path)
+    }
+
+    /// Names in a directory, without `.` and `..`, sorted.
+    public static func listDirectory(_ path: String) throws(HardwareError) -> [String] {
+        try Syscalls.listDirectory(path)
+    }
+
+    /// nil when the path does not exist or cannot be stat'ed.
+    public static func kind(of path: String) -> Kind? {
+        switch Syscalls.kind(of: path) {
+        case .regular: .regular
+        case .directory: .directory
+        case .other: .other
+        case nil: nil
+        }
+    }
+
+    /// mkdir -p with `mode` for each created level.
+    public static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(HardwareError) {
+        try Syscalls.makeDirectories(path, mode: mode)
+    }
+
+    /// unlink(2); a missing file is not an error.
+    public static func removeFile(_ path: String) throws(HardwareError) {
+        try Syscalls.removeFile(path)
+    }
+
+    /// The owner UID of `path`, nil when it cannot be stat'ed.
+    public static func owner(of path: String) -> UInt32? { Syscalls.fileOwner(path) }
+}

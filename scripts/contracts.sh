@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Prints every CLI contract the fixtures pin (status text and JSON on every fixture tree,
+# each beacon subcommand on every capture, argument errors, exit statuses), one section per
+# run, so two builds can be compared byte for byte:
+#   scripts/contracts.sh OLD_JOULE > old.txt; scripts/contracts.sh .build/debug/joule > new.txt
+#   diff old.txt new.txt
+set -uo pipefail
+joule=${1:?usage: scripts/contracts.sh PATH_TO_JOULE}
+cd "$(dirname "$0")/.."
+run() {
+  echo "### joule $*"
+  "$joule" "$@" 2>&1
+  echo "### exit $?"
+}
+export JOULE_STATE_DIR=/tmp/joule-contracts/state HOME=/tmp/joule-contracts/home TZ=UTC
+rm -rf /tmp/joule-contracts && mkdir -p "$JOULE_STATE_DIR" "$HOME"
+for tree in hw-fixtures/*/; do
+  tree=${tree%/}
+  [[ -d $tree/sys ]] || continue
+  run status --json --root "$tree"
+  run status --root "$tree"
+done
+for capture in hw-fixtures/bluetooth/*.btsnoop; do
+  run beacons scan --json --replay "$capture"
+  run beacons scan --replay "$capture"
+  run beacons range --json --replay "$capture" --region "door=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+  run beacons range --once --json --replay "$capture"
+  run beacons monitor --json --replay "$capture" --region "door=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+  out=$JOULE_STATE_DIR/recorded.btsnoop
+  run beacons record --replay "$capture" --out "$out"
+  cmp -s "$out" "$capture" && echo "record: identical bytes" || { echo "record: $(od -An -tx1 "$out" | md5sum)"; }
+  rm -f "$out"
+done
+run status --root /nonexistent
+run status --bogus
+run beacons range --region "bad"
+run beacons scan --duty 3
+run cpu-monitor --limit=-1
+run enforce
+run reports list --json
+run lowpower
+for command in "" status watch lowpower "beacons scan" "beacons range" "beacons monitor" "beacons record" cpu-monitor \
+  "reports list" "reports show" enforce devices; do
+  run $command --help
+done
