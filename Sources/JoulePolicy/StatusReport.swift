@@ -13,16 +13,18 @@ public struct StatusReport: Sendable {
     /// nil when no tick elapsed between the samples (a static tree) or /proc could not be read.
     public var cpuUsagePercent: Double?
 
+    /// Low Power Mode and the warning level follow `power`'s thresholds: the snapshot a
+    /// configured engine starts from says what that engine decides, computed once.
     public init(
         supplies: PowerSupplies, thermal: ThermalReadings, lowPowerOverride: LowPowerOverride,
-        cpuCores: Int?, cpuUsagePercent: Double?
+        power: PowerStateMachine.Configuration = .init(), cpuCores: Int?, cpuUsagePercent: Double?
     ) {
         self.supplies = supplies
         self.thermal = thermal
         self.thermalAssessment = ThermalStateRule.evaluate(thermal)
         self.lowPowerOverride = lowPowerOverride
-        self.lowPowerMode = LowPowerRule.evaluate(supplies, override: lowPowerOverride)
-        self.warningLevel = BatteryWarningLevel.evaluate(supplies.composite)
+        self.lowPowerMode = power.lowPowerMode(supplies, override: lowPowerOverride)
+        self.warningLevel = power.warningLevel(supplies.composite)
         self.cpuCores = cpuCores
         self.cpuUsagePercent = cpuUsagePercent
     }
@@ -32,12 +34,23 @@ public struct StatusReport: Sendable {
     /// Throws when the device source cannot be read at all; an unreadable /proc/stat only
     /// makes the CPU figures null.
     public static func collect(
-        source: any DeviceSource, procRoot: String, lowPowerOverride: LowPowerOverride, pause: () -> Void
+        source: any DeviceSource, procRoot: String, lowPowerOverride: LowPowerOverride,
+        power: PowerStateMachine.Configuration = .init(), pause: () -> Void
+    ) throws(HardwareError) -> StatusReport {
+        try collect(
+            supplies: PowerSupplyReader(source: source), thermal: ThermalReader(source: source), procRoot: procRoot,
+            lowPowerOverride: lowPowerOverride, power: power, pause: pause)
+    }
+
+    /// As above, with readers the caller keeps (an engine reads DMI once, in its reader).
+    public static func collect(
+        supplies supplyReader: PowerSupplyReader, thermal thermalReader: ThermalReader, procRoot: String,
+        lowPowerOverride: LowPowerOverride, power: PowerStateMachine.Configuration, pause: () -> Void
     ) throws(HardwareError) -> StatusReport {
         let cpuReader = CPUStatReader(root: procRoot)
         let first = try? cpuReader.read()
-        let supplies = try PowerSupplyReader(source: source).read()
-        let thermal = try ThermalReader(source: source).read()
+        let supplies = try supplyReader.read()
+        let thermal = try thermalReader.read()
         var usage: Double?
         var cores = first?.cores
         if let first {
@@ -48,7 +61,7 @@ public struct StatusReport: Sendable {
             }
         }
         return StatusReport(
-            supplies: supplies, thermal: thermal, lowPowerOverride: lowPowerOverride,
+            supplies: supplies, thermal: thermal, lowPowerOverride: lowPowerOverride, power: power,
             cpuCores: cores.flatMap { $0 > 0 ? $0 : nil }, cpuUsagePercent: usage)
     }
 

@@ -79,8 +79,10 @@ struct CPUMonitorCommand: AsyncParsableCommand {
         // SIGINT/SIGTERM/SIGHUP turned into a clean shutdown.
         Syscalls.installStoppedProcessGuard()
         let signals = TerminationSignals.stream()
-        let environment = ProcessInfo.processInfo.environment
-        let directory = reports ?? ReportStore.defaultDirectory(environment: environment, isRoot: Syscalls.effectiveUserID() == 0)
+        guard let directory = reports ?? ReportStore.defaultDirectory() else {
+            Console.error("joule cpu-monitor: \(StateDirectory.missingMessage)")
+            throw ExitCode(1)
+        }
         let configuration = monitorConfiguration
         let monitor: CPUMonitor<PidfdProcessController>
         do {

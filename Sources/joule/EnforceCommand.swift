@@ -3,10 +3,6 @@ import Foundation
 import JouleHardware
 import JoulePolicy
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `joule enforce`: pauses workload classes of a policy file as Low Power Mode and the thermal
 /// state change, and resumes them when the state recovers and whenever joule exits.
 struct EnforceCommand: AsyncParsableCommand {
@@ -61,13 +57,11 @@ struct EnforceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // A closed stdout must not kill joule (SIGPIPE) while it holds work paused.
-        Syscalls.ignoreSignal(SIGPIPE)
-        Syscalls.installPauseGuards()
-        let (signals, signalled) = AsyncStream.makeStream(of: Int32.self, bufferingPolicy: .bufferingNewest(4))
-        let trap = SignalTrap([SIGINT, SIGTERM, SIGHUP]) { signalled.yield($0) }
+        // The handlers are in place before anything is paused: a signal at any moment ends the
+        // run through the session's final resume, never by default action.
+        let (signals, signalled) = AsyncStream.makeStream(of: TerminationSignal.self)
+        let trap = SignalTrap(TerminationSignal.allCases) { signalled.yield($0) }
         defer { trap.cancel() }
-
         var loaded = EnforcePolicy(classes: [])
         if let policy {
             do {
@@ -77,135 +71,46 @@ struct EnforceCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
         }
-        guard let stateDirectory = LowPowerOverrideStore.defaultDirectory(
-            environment: Syscalls.environment(), isRoot: Syscalls.effectiveUserID() == 0)
-        else {
+        guard let stateDirectory = StateDirectory.current() else {
             Console.error("joule: no state directory for the pause journal: set JOULE_STATE_DIR or HOME")
             throw ExitCode(1)
         }
-        // One run per state directory: a second would undo the first's pauses.
-        var lock: ExclusiveLock?
-        if !dryRun {
-            let path = stateDirectory + "/enforce.lock"
-            do {
-                try Syscalls.makeDirectories(stateDirectory, mode: 0o700)
-                lock = try ExclusiveLock.acquire(path)
-            } catch {
-                Console.error("joule: cannot lock \(path): \(error)")
-                throw ExitCode(1)
-            }
-            if lock == nil {
-                Console.error("joule: another joule enforce is running with this state directory (\(path) is locked)")
-                throw ExitCode(1)
-            }
-        }
-        defer { lock?.release() }
-        let identity = EnforcerIdentity.current()
-        let owner = (try? ProcFS().stat(identity.pid))?.identity
-        let clock = SystemClock()
-        let enforcer = Enforcer(
-            policy: loaded, resolver: ProcWorkloadResolver(cgroupRoot: cgroupRoot ?? "/", identity: identity),
-            actuator: LivePauseActuator(cgroupRoot: cgroupRoot ?? "/"),
-            journal: PauseJournal(directory: stateDirectory), owner: owner, clock: clock, dryRun: dryRun,
-            warn: { Console.error("joule: \($0)") })
+        var options = EnforcementSession.Options(policy: loaded, stateDirectory: stateDirectory)
+        options.dryRun = dryRun
+        options.interval = interval
+        options.cgroupRoot = cgroupRoot ?? "/"
+        let session = EnforcementSession(options: options)
         let json = self.json
-        let print: @Sendable ([EnforcementAction]) -> Void = { actions in
-            for action in actions { Console.out(json ? JSONValue.object(action.json).serialized : Self.describe(action)) }
+        let emit: @Sendable (EnforcementSession.Output) -> Void = { output in
+            switch output {
+            case .action(let action):
+                Console.out(json ? JSONValue.object(action.json).serialized : Self.describe(action))
+            case .started(let classes, let lowPowerMode, let thermalState, let dryRun):
+                Console.error("joule: enforcing \(classes) class(es); Low Power Mode \(lowPowerMode ? "on" : "off"), thermal state \(thermalState)\(dryRun ? " (dry run)" : "")")
+            case .nothingLeftPaused:
+                Console.error("joule: nothing was left paused")
+            case .warning(let text):
+                Console.error("joule: \(text)")
+            }
         }
-
         do {
-            let recovered = try await enforcer.recoverJournal()
-            print(recovered)
             if resumeAll {
-                if recovered.isEmpty { Console.error("joule: nothing was left paused") }
-                return
+                try await session.resumeLeftovers(clock: SystemClock(), emit: emit)
+            } else {
+                let devices = try DeviceRoot(root)
+                try await session.run(
+                    source: devices.source, procRoot: devices.procRoot, overrideStore: LowPowerCommand.store(),
+                    clock: SystemClock(), stop: signals, emit: emit)
             }
-        } catch {
-            Console.error("joule: \(error)")
+        } catch let failure as EnforcementSession.Failure {
+            Console.error("joule: \(failure)")
             throw ExitCode(1)
         }
-
-        let monitor: EnergyMonitor
-        do {
-            monitor = try makeMonitor(clock: clock)
-        } catch {
-            throw ExitCode(1)
-        }
-        let snapshot: StatusReport
-        do {
-            snapshot = try await monitor.start()
-        } catch {
-            Console.error("joule: \(error)")
-            throw ExitCode(1)
-        }
-        Console.error("joule: enforcing \(loaded.classes.count) class(es); Low Power Mode \(snapshot.lowPowerMode ? "on" : "off"), thermal state \(snapshot.thermalState)\(dryRun ? " (dry run)" : "")")
-        print(await enforcer.update(lowPowerMode: snapshot.lowPowerMode, thermalState: snapshot.thermalState))
-
-        let rescanS = interval ?? loaded.rescanIntervalS
-        // The rescan timer runs only while something is paused: an idle enforcer wakes for
-        // nothing but the state engines' own polls.
-        let (pauses, pauseStarted) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }
-        let loop = Task {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    await monitor.run { event in
-                        print(await enforcer.update(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState))
-                        if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }
-                    }
-                    pauseStarted.finish()
-                }
-                group.addTask {
-                    var pauseSignals = pauses.makeAsyncIterator()
-                    while !Task.isCancelled {
-                        if await enforcer.pausedClasses.isEmpty {
-                            guard await pauseSignals.next() != nil else { return }
-                            continue
-                        }
-                        do {
-                            try await clock.sleep(seconds: rescanS)
-                        } catch {
-                            return
-                        }
-                        print(await enforcer.rescan())
-                    }
-                }
-            }
-        }
-        var received: Int32?
-        for await signal in signals {
-            received = signal
-            break
-        }
-        loop.cancel()
-        await loop.value
-        let reason = received.map { "signal:\(Self.signalName($0))" } ?? "exit"
-        print(await enforcer.resumeAll(reason: reason))
-    }
-
-    private func makeMonitor(clock: SystemClock) throws -> EnergyMonitor {
-        var configuration = EnergyMonitor.Configuration()
-        configuration.schedule.fixedIntervalS = interval
-        let devices = try DeviceRoot(root)
-        let source = devices.source
-        configuration.procRoot = devices.procRoot
-        return EnergyMonitor(
-            source: source, overrideStore: LowPowerCommand.store(), clock: clock, configuration: configuration,
-            warn: { Console.error("joule: \($0)") })
     }
 
     /// One readable line per action, with the local time.
     static func describe(_ action: EnforcementAction) -> String {
         let time = Date(timeIntervalSince1970: action.timestamp).formatted(date: .omitted, time: .standard)
         return "\(time) \(action.text)"
-    }
-
-    static func signalName(_ signal: Int32) -> String {
-        switch signal {
-        case SIGINT: "SIGINT"
-        case SIGTERM: "SIGTERM"
-        case SIGHUP: "SIGHUP"
-        default: "\(signal)"
-        }
     }
 }

@@ -14,9 +14,13 @@ struct ReportsCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Reports directory (default: $JOULE_STATE_DIR/reports).", valueName: "dir"))
         var reports: String?
 
-        var store: ReportStore {
-            ReportStore(directory: reports ?? ReportStore.defaultDirectory(
-                environment: ProcessInfo.processInfo.environment, isRoot: Syscalls.effectiveUserID() == 0))
+        /// The store named by --reports, else the state directory's; exits 1 without either.
+        func store() throws -> ReportStore {
+            guard let directory = reports ?? ReportStore.defaultDirectory() else {
+                Console.error("joule reports: \(StateDirectory.missingMessage)")
+                throw ExitCode(1)
+            }
+            return ReportStore(directory: directory)
         }
     }
 
@@ -29,9 +33,10 @@ struct ReportsCommand: ParsableCommand {
         var json = false
 
         func run() throws {
+            let store = try location.store()
             let listing: (reports: [StoredReport], skipped: [String])
             do {
-                listing = try location.store.list()
+                listing = try store.list()
             } catch {
                 Console.error("joule reports: \(error)")
                 throw ExitCode(1)
@@ -42,7 +47,7 @@ struct ReportsCommand: ParsableCommand {
                 return
             }
             if listing.reports.isEmpty {
-                Console.out("No reports in \(location.store.directory).")
+                Console.out("No reports in \(store.directory).")
                 return
             }
             let rows = listing.reports.map { stored -> [String] in
@@ -105,7 +110,7 @@ struct ReportsCommand: ParsableCommand {
         func run() throws {
             let stored: StoredReport
             do {
-                stored = try location.store.find(id)
+                stored = try location.store().find(id)
             } catch {
                 Console.error("joule reports: \(error)")
                 throw ExitCode(1)

@@ -1,9 +1,6 @@
 import JouleHardware
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Turns SIGINT and SIGTERM (or the signals given) into a callback, so a long-running command
 /// can stop cleanly (stop scanning, resume paused work) instead of dying mid-way. The handlers
@@ -11,7 +8,7 @@ import Glibc
 final class SignalTrap {
     private let listener: SignalListener?
 
-    init(_ signals: [Int32] = [SIGINT, SIGTERM], handler: @escaping @Sendable (Int32) -> Void) {
+    init(_ signals: [TerminationSignal] = [.interrupt, .terminate], handler: @escaping @Sendable (TerminationSignal) -> Void) {
         do {
             listener = try SignalListener(signals, handler: handler)
         } catch {

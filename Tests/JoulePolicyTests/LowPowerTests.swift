@@ -36,14 +36,6 @@ import Testing
         #expect(BatteryWarningLevel.evaluate(nil) == .none)
     }
 
-    @Test func stateDirectoryResolution() {
-        #expect(LowPowerOverrideStore.defaultDirectory(environment: ["JOULE_STATE_DIR": "/x", "HOME": "/h"], isRoot: true) == "/x")
-        #expect(LowPowerOverrideStore.defaultDirectory(environment: ["HOME": "/root"], isRoot: true) == "/var/lib/joule")
-        #expect(LowPowerOverrideStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"], isRoot: false) == "/s/joule")
-        #expect(LowPowerOverrideStore.defaultDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"], isRoot: false) == "/h/.local/state/joule")
-        #expect(LowPowerOverrideStore.defaultDirectory(environment: [:], isRoot: false) == nil)
-    }
-
     @Test func storeRoundTripsAndMissingFileIsAuto() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-store-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -127,11 +127,4 @@ import Testing
         #expect(one.textPath.contains("/a_b_c-"))
         #expect(one.report.text.contains("User:                unknown"))
     }
-
-    @Test func defaultDirectory() {
-        #expect(ReportStore.defaultDirectory(environment: ["JOULE_STATE_DIR": "/s"], isRoot: true) == "/s/reports")
-        #expect(ReportStore.defaultDirectory(environment: [:], isRoot: true) == "/var/lib/joule/reports")
-        #expect(ReportStore.defaultDirectory(environment: ["XDG_STATE_HOME": "/x", "HOME": "/h"], isRoot: false) == "/x/joule/reports")
-        #expect(ReportStore.defaultDirectory(environment: ["HOME": "/h"], isRoot: false) == "/h/.local/state/joule/reports")
-    }
 }

@@ -3,7 +3,7 @@ public struct CPUStatReader: Sendable {
     public let path: String
 
     public init(root: String = "/") {
-        path = (root.hasSuffix("/") ? String(root.dropLast()) : root) + "/proc/stat"
+        path = FileRoot(root).path("/proc/stat")
     }
 
     public func read() throws(HardwareError) -> CPUStat {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import Synchronization
 
 /// The one place where the hardware layer calls the C library for files and processes.
 /// Each wrapper retries EINTR and turns errno into a `HardwareError` naming the call and path.
@@ -247,26 +248,54 @@ extension Syscalls {
 // MARK: signals
 
 extension Syscalls {
-    /// The write end of the signal pipe, read by the handler below. Set once before any
-    /// handler is installed and never changed, so the handler's load is a plain read.
-    nonisolated(unsafe) private static var signalPipeWrite: Int32 = -1
-    private static let signalPipeRead: Int32 = {
-        guard let ends = try? pipe() else { return -1 }
-        _ = fcntl(ends.write, F_SETFL, O_NONBLOCK)
-        signalPipeWrite = ends.write
-        return ends.read
+    /// One slot per signal listener, read by the handler below: 0 when free, else the
+    /// listener's signal mask in the high 32 bits and its pipe's write end in the low 32.
+    /// A plain aligned 64-bit load is all the handler does with a slot.
+    private static let signalSlotCount = 32
+    nonisolated(unsafe) private static var signalSlots: UnsafeMutablePointer<UInt64> = {
+        let slots = UnsafeMutablePointer<UInt64>.allocate(capacity: signalSlotCount)
+        slots.initialize(repeating: 0, count: signalSlotCount)
+        return slots
     }()
+    private static let signalSlotLock = Mutex(())
 
-    /// Installs, with sigaction(2) and before returning, a handler for `signals` that writes the
-    /// signal number to a pipe (write(2) is async-signal-safe), and returns the pipe's read end.
-    /// Unlike a dispatch signal source, nothing is registered later on another thread, so a
-    /// signal arriving the moment after this returns is never lost or ignored.
-    public static func installSignalPipe(_ signals: [Int32]) throws(HardwareError) -> Int32 {
-        let readEnd = signalPipeRead
-        guard readEnd >= 0 else { throw HardwareError(operation: "pipe", path: "signal pipe", errno: .current) }
+    /// A listener's pipe: read the signal numbers from `read`; `slot` identifies it to
+    /// `closeSignalPipe`.
+    struct SignalPipe: Sendable {
+        let read: Int32
+        let write: Int32
+        let slot: Int
+    }
+
+    /// Makes a pipe of this listener's own and installs, with sigaction(2) and before
+    /// returning, a handler for `signals` that writes the signal number to the pipe of every
+    /// listener asking for it (write(2) is async-signal-safe). Nothing is registered later on
+    /// another thread, so a signal arriving the moment after this returns is never lost.
+    static func openSignalPipe(_ signals: [Int32]) throws(HardwareError) -> SignalPipe {
+        var mask: UInt64 = 0
+        for number in signals where number > 0 && number < 32 { mask |= 1 << UInt64(number) }
+        let ends = try pipe()
+        _ = fcntl(ends.write, F_SETFL, O_NONBLOCK)
+        let slot: Int? = signalSlotLock.withLock { _ in
+            guard let free = (0..<signalSlotCount).first(where: { signalSlots[$0] == 0 }) else { return nil }
+            signalSlots[free] = mask << 32 | UInt64(UInt32(bitPattern: ends.write))
+            return free
+        }
+        guard let slot else {
+            _ = Glibc.close(ends.read)
+            _ = Glibc.close(ends.write)
+            throw HardwareError(operation: "signal listener", path: "signals", detail: "too many signal listeners")
+        }
         let handler: @convention(c) (Int32) -> Void = { number in
-            var byte = UInt8(truncatingIfNeeded: number)
-            _ = Glibc.write(Syscalls.signalPipeWrite, &byte, 1)
+            guard number > 0 && number < 32 else { return }
+            let saved = errno
+            for index in 0..<Syscalls.signalSlotCount {
+                let value = Syscalls.signalSlots[index]
+                guard value >> 32 & (1 << UInt64(number)) != 0 else { continue }
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = Glibc.write(Int32(bitPattern: UInt32(truncatingIfNeeded: value)), &byte, 1)
+            }
+            errno = saved
         }
         for number in signals {
             var action = sigaction()
@@ -274,19 +303,34 @@ extension Syscalls {
             action.sa_flags = SA_RESTART
             sigemptyset(&action.sa_mask)
             guard sigaction(number, &action, nil) == 0 else {
-                throw HardwareError(operation: "sigaction", path: "signal \(number)", errno: .current)
+                let failure = HardwareError(operation: "sigaction", path: "signal \(number)", errno: .current)
+                closeSignalPipe(SignalPipe(read: ends.read, write: ends.write, slot: slot), signals: signals)
+                throw failure
             }
         }
-        return readEnd
+        return SignalPipe(read: ends.read, write: ends.write, slot: slot)
     }
 
-    /// Puts the default action back for `signals`.
-    public static func restoreDefaultSignals(_ signals: [Int32]) {
-        for number in signals { _ = Glibc.signal(number, SIG_DFL) }
+    /// Stops delivering to this listener and wakes its reader with the pseudo-signal 0; no
+    /// other listener is woken. The default action comes back for each signal no other
+    /// listener still asks for. The pipe itself stays open for the life of the process: a
+    /// handler running on another thread may still hold its descriptor.
+    static func closeSignalPipe(_ pipe: SignalPipe, signals: [Int32]) {
+        let stillWanted: UInt64 = signalSlotLock.withLock { _ in
+            signalSlots[pipe.slot] = 0
+            var mask: UInt64 = 0
+            for index in 0..<signalSlotCount { mask |= signalSlots[index] >> 32 }
+            return mask
+        }
+        for number in signals where number > 0 && number < 32 && stillWanted & (1 << UInt64(number)) == 0 {
+            _ = Glibc.signal(number, SIG_DFL)
+        }
+        var zero: UInt8 = 0
+        _ = Glibc.write(pipe.write, &zero, 1)
     }
 
-    /// Blocks until the signal pipe yields a byte; nil when it is closed or fails.
-    public static func readSignal(_ fd: Int32) -> Int32? {
+    /// Blocks until the listener's pipe yields a byte; nil when it fails.
+    static func readSignal(_ fd: Int32) -> Int32? {
         var byte: UInt8 = 0
         while true {
             let n = Glibc.read(fd, &byte, 1)
@@ -294,12 +338,6 @@ extension Syscalls {
             if n < 0 && errno == EINTR { continue }
             return nil
         }
-    }
-
-    /// Wakes a `readSignal` waiter with the pseudo-signal 0.
-    public static func wakeSignalReader() {
-        var zero: UInt8 = 0
-        _ = Glibc.write(signalPipeWrite, &zero, 1)
     }
 }
 

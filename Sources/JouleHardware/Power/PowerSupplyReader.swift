@@ -1,16 +1,18 @@
 /// Reads the power_supply class through a `DeviceSource` (libudev or a fixture tree).
 public struct PowerSupplyReader: Sendable {
     private let source: any DeviceSource
+    /// The DMI product name, read once here: it identifies MacBooks for the capacity quirk,
+    /// and a machine without DMI (a Pi) has none.
+    public let productName: String?
 
     public init(source: any DeviceSource) {
         self.source = source
+        productName = Self.productName(from: source)
     }
 
     /// Throws only when the source itself fails; a broken battery attribute shows as null.
     public func read() throws(HardwareError) -> PowerSupplies {
-        let devices = try source.devices(subsystem: "power_supply")
-        // DMI identifies MacBooks for the capacity quirk; a machine without DMI (a Pi) has none.
-        return PowerSupplyParser.parse(devices, productName: Self.productName(from: source))
+        PowerSupplyParser.parse(try source.devices(subsystem: "power_supply"), productName: productName)
     }
 
     /// The attributes of a power supply that change while it is in use; the others (identity,
@@ -30,7 +32,7 @@ public struct PowerSupplyReader: Sendable {
     ]
 
     /// The DMI product name, used for the MacBook capacity quirk; nil without DMI (boards).
-    public static func productName(from source: any DeviceSource) -> String? {
+    static func productName(from source: any DeviceSource) -> String? {
         let dmi = (try? source.devices(subsystem: "dmi")) ?? []
         return dmi.lazy.compactMap { $0.string("product_name") }.first
     }

@@ -3,9 +3,11 @@ import Synchronization
 
 /// Delivers SIGINT, SIGTERM (and any other termination signals asked for) to a Swift callback
 /// on a thread of its own, so long-running commands stop cleanly: stop scanning, continue what
-/// they stopped, thaw what they froze. The handlers are in place when `init` returns.
+/// they stopped, thaw what they froze. The handlers are in place when `init` returns. Each
+/// listener has its own pipe, so cancelling one never wakes or silences another.
 public final class SignalListener: Sendable {
-    public let signals: [Int32]
+    public let signals: [TerminationSignal]
+    private let pipe: Syscalls.SignalPipe
     private let active = Flag()
 
     /// Shared between the listener and its thread.
@@ -13,34 +15,33 @@ public final class SignalListener: Sendable {
         let value = Mutex(true)
     }
 
-    public init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) throws(HardwareError) {
+    public init(_ signals: [TerminationSignal], handler: @escaping @Sendable (TerminationSignal) -> Void) throws(HardwareError) {
         self.signals = signals
-        let fd = try Syscalls.installSignalPipe(signals)
-        let active = self.active
-        let thread = Thread {
-            while let number = Syscalls.readSignal(fd) {
+        let pipe = try Syscalls.openSignalPipe(signals.map(\.number))
+        self.pipe = pipe
+        let thread = Thread { [active] in
+            while let number = Syscalls.readSignal(pipe.read) {
                 guard active.value.withLock({ $0 }) else { return }
-                if number != 0 { handler(number) }
+                if let signal = TerminationSignal(number: number) { handler(signal) }
             }
         }
         thread.name = "joule-signals"
         thread.start()
     }
 
-    /// Stops delivering and restores the default actions.
+    /// Stops delivering and restores the default actions no other listener still handles.
     public func cancel() {
         let wasActive = active.value.withLock { value -> Bool in
             defer { value = false }
             return value
         }
         guard wasActive else { return }
-        Syscalls.restoreDefaultSignals(signals)
-        Syscalls.wakeSignalReader()
+        Syscalls.closeSignalPipe(pipe, signals: signals.map(\.number))
     }
 
     /// The signals as an async stream, for commands that await them.
-    public static func stream(_ signals: [Int32]) throws(HardwareError) -> (AsyncStream<Int32>, SignalListener) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+    public static func stream(_ signals: [TerminationSignal]) throws(HardwareError) -> (AsyncStream<TerminationSignal>, SignalListener) {
+        let (stream, continuation) = AsyncStream.makeStream(of: TerminationSignal.self)
         let listener = try SignalListener(signals) { continuation.yield($0) }
         return (stream, listener)
     }

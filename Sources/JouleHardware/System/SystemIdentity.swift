@@ -32,7 +32,7 @@ public struct SystemIdentity: Sendable, Hashable {
     /// kernel release and machine come from uname(2); on a fixture, from its
     /// proc/sys/kernel/{osrelease,arch}.
     public static func read(root: String = "/") -> SystemIdentity {
-        let prefix = ProcFS(root: root).rootPrefix
+        let prefix = FileRoot(root).prefix
         func text(_ path: String) -> String? {
             guard let raw = try? Syscalls.readText(prefix + path) else { return nil }
             let value = raw.procTrimmed([" ", "\n", "\0", "\t"])
@@ -71,7 +71,7 @@ public struct SystemIdentity: Sendable, Hashable {
 
     /// The login name of `uid` from ROOT/etc/passwd; nil when not listed.
     public static func userName(uid: UInt32, root: String = "/") -> String? {
-        let prefix = ProcFS(root: root).rootPrefix
+        let prefix = FileRoot(root).prefix
         guard let text = try? Syscalls.readText(prefix + "/etc/passwd") else { return nil }
         for line in text.split(separator: "\n") {
             let fields = line.split(separator: ":", omittingEmptySubsequences: false)

@@ -57,15 +57,14 @@ public actor EnergyMonitor {
     @discardableResult
     public func start() throws(HardwareError) -> StatusReport {
         let override = overrideStore?.load() ?? .auto
-        var report = try StatusReport.collect(
-            source: source, procRoot: configuration.procRoot, lowPowerOverride: override, pause: {})
+        let supplyReader = PowerSupplyReader(source: source)
+        productName = supplyReader.productName
+        let report = try StatusReport.collect(
+            supplies: supplyReader, thermal: ThermalReader(source: source), procRoot: configuration.procRoot,
+            lowPowerOverride: override, power: configuration.power, pause: {})
         let now = clock.now()
-        productName = PowerSupplyReader.productName(from: source)
         power.start(report.supplies, override: override, at: now)
         thermal.start(report.thermal, at: now)
-        // The snapshot follows this engine's configured thresholds, not the defaults.
-        report.lowPowerMode = power.lowPowerMode
-        report.warningLevel = power.warningLevel
         supplies = report.supplies
         nextPowerRead = now + configuration.schedule.powerInterval(power, supplies: supplies, now: now)
         nextThermalRead = now + configuration.schedule.thermalInterval(thermal)

@@ -16,6 +16,17 @@ public struct PowerStateMachine: Sendable {
         public var percentageStep = 1.0
 
         public init() {}
+
+        /// The warning level under these thresholds.
+        public func warningLevel(_ composite: CompositeBattery?) -> BatteryWarningLevel {
+            BatteryWarningLevel.evaluate(
+                composite, low: warningLowPercent, critical: warningCriticalPercent, action: warningActionPercent)
+        }
+
+        /// Low Power Mode at one instant under these thresholds.
+        public func lowPowerMode(_ supplies: PowerSupplies, override: LowPowerOverride) -> Bool {
+            LowPowerRule.evaluate(supplies, override: override, thresholdPercent: lowPercent)
+        }
     }
 
     public var configuration: Configuration
@@ -144,16 +155,11 @@ public struct PowerStateMachine: Sendable {
     }
 
     private static func decide(override: LowPowerOverride, automatic: Bool) -> Bool {
-        switch override {
-        case .on: true
-        case .off: false
-        case .auto: automatic
-        }
+        LowPowerRule.decide(override: override, automatic: automatic)
     }
 
     private func automaticOn(_ composite: CompositeBattery?) -> Bool {
-        guard let composite, composite.state == .discharging, let percentage = composite.percentage else { return false }
-        return percentage <= configuration.lowPercent
+        LowPowerRule.automatic(composite, thresholdPercent: configuration.lowPercent)
     }
 
     /// Charged enough to end automatic Low Power Mode: charging (or done charging) at the
@@ -167,11 +173,7 @@ public struct PowerStateMachine: Sendable {
     }
 
     private func warning(_ composite: CompositeBattery?) -> BatteryWarningLevel {
-        guard let composite, composite.state == .discharging, let percentage = composite.percentage else { return .none }
-        if percentage <= configuration.warningActionPercent { return .action }
-        if percentage <= configuration.warningCriticalPercent { return .critical }
-        if percentage <= configuration.warningLowPercent { return .low }
-        return .none
+        configuration.warningLevel(composite)
     }
 
     private mutating func estimate(_ supplies: PowerSupplies, at time: Double) -> [String: TimeEstimator.Estimate] {

@@ -9,13 +9,16 @@ public enum BatteryWarningLevel: String, Sendable, Hashable, CaseIterable {
     public static let criticalPercent = 5.0
     public static let actionPercent = 2.0
 
-    public static func evaluate(_ composite: CompositeBattery?) -> BatteryWarningLevel {
+    public static func evaluate(
+        _ composite: CompositeBattery?, low: Double = lowPercent, critical: Double = criticalPercent,
+        action: Double = actionPercent
+    ) -> BatteryWarningLevel {
         guard let composite, composite.state == .discharging, let percentage = composite.percentage else {
             return .none
         }
-        if percentage <= actionPercent { return .action }
-        if percentage <= criticalPercent { return .critical }
-        if percentage <= lowPercent { return .low }
+        if percentage <= action { return .action }
+        if percentage <= critical { return .critical }
+        if percentage <= low { return .low }
         return .none
     }
 }

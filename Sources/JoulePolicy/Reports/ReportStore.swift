@@ -12,18 +12,8 @@ public struct ReportStore: Sendable {
         self.directory = directory
     }
 
-    /// `$JOULE_STATE_DIR/reports`; JOULE_STATE_DIR defaults to /var/lib/joule for root, else
-    /// `$XDG_STATE_HOME/joule`, else `$HOME/.local/state/joule`.
-    public static func defaultDirectory(environment: [String: String], isRoot: Bool) -> String {
-        stateDirectory(environment: environment, isRoot: isRoot) + "/reports"
-    }
-
-    public static func stateDirectory(environment: [String: String], isRoot: Bool) -> String {
-        if let dir = environment["JOULE_STATE_DIR"], !dir.isEmpty { return dir }
-        if isRoot { return "/var/lib/joule" }
-        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/joule" }
-        return (environment["HOME"] ?? "/") + "/.local/state/joule"
-    }
+    /// The current user's reports directory (`StateDirectory.reports`); nil without one.
+    public static func defaultDirectory() -> String? { StateDirectory.current()?.reports }
 
     /// Writes both files; returns the text file's path.
     @discardableResult
@@ -31,9 +21,9 @@ public struct ReportStore: Sendable {
         let stem = directory + "/" + report.fileStem
         let stored = StoredReport(report: report, textPath: stem + ".txt", jsonPath: stem + ".json")
         do throws(HardwareError) {
-            try Syscalls.makeDirectories(directory)
-            try Syscalls.writeFileAtomically(stored.textPath, Array(report.text.utf8))
-            try Syscalls.writeFileAtomically(stored.jsonPath, Array((report.json.serialized + "\n").utf8))
+            try FileSystem.makeDirectories(directory)
+            try AtomicFile.write(report.text, to: stored.textPath)
+            try AtomicFile.write(report.json.serialized + "\n", to: stored.jsonPath)
         } catch {
             throw .io(error)
         }
@@ -43,15 +33,15 @@ public struct ReportStore: Sendable {
     /// Every decodable report, newest first; a missing directory is an empty list. Files
     /// that do not decode are returned in `skipped` with the reason.
     public func list() throws(ReportStoreError) -> (reports: [StoredReport], skipped: [String]) {
-        guard Syscalls.kind(of: directory) != nil else { return ([], []) }
+        guard FileSystem.kind(of: directory) != nil else { return ([], []) }
         let names: [String]
-        do { names = try Syscalls.listDirectory(directory) } catch { throw .io(error) }
+        do { names = try FileSystem.listDirectory(directory) } catch { throw .io(error) }
         var reports: [StoredReport] = []
         var skipped: [String] = []
         for name in names where name.hasSuffix(".json") {
             let jsonPath = directory + "/" + name
             do {
-                let bytes = try Syscalls.readFile(jsonPath)
+                let bytes = try FileSystem.readBytes(jsonPath)
                 let report = try JSONDecoder().decode(ResourceReport.self, from: Data(bytes))
                 reports.append(StoredReport(report: report, textPath: String(jsonPath.dropLast(5)) + ".txt", jsonPath: jsonPath))
             } catch {
