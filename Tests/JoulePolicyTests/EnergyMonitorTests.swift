@@ -1,3 +1,4 @@
+import Foundation
 import JouleTesting
 import JouleHardware
 import Synchronization
@@ -142,5 +143,35 @@ final class EventLog: Sendable {
         #expect(log.take() == [.powerSourceRemoved(name: "BAT0", kind: .battery)])
         task.cancel()
         await task.value
+    }
+}
+
+/// The snapshot is computed once, with the engine's own thresholds.
+@Suite struct SnapshotThresholdTests {
+    static let xps = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("hw-fixtures/dell-xps-13-low-battery-discharging").path
+
+    @Test func statusFollowsConfiguredThresholds() throws {
+        let source = SysfsDeviceSource(root: Self.xps)
+        let defaults = try StatusReport.collect(source: source, procRoot: Self.xps, lowPowerOverride: .auto, pause: {})
+        #expect(defaults.lowPowerMode && defaults.warningLevel == .low)  // 14 % against 20 %
+        var power = PowerStateMachine.Configuration()
+        power.lowPercent = 10
+        power.warningLowPercent = 12
+        power.warningCriticalPercent = 5
+        let custom = try StatusReport.collect(source: source, procRoot: Self.xps, lowPowerOverride: .auto, power: power, pause: {})
+        #expect(!custom.lowPowerMode && custom.warningLevel == .none)
+    }
+
+    @Test func engineSnapshotAgreesWithTheEngine() async throws {
+        var configuration = EnergyMonitor.Configuration()
+        configuration.power.lowPercent = 10
+        configuration.procRoot = Self.xps
+        let monitor = EnergyMonitor(
+            source: SysfsDeviceSource(root: Self.xps), overrideStore: nil, clock: ManualClock(), configuration: configuration)
+        let snapshot = try await monitor.start()
+        #expect(!snapshot.lowPowerMode)
+        #expect(await monitor.lowPowerMode == snapshot.lowPowerMode)
+        #expect(await monitor.warningLevel == snapshot.warningLevel)
     }
 }
