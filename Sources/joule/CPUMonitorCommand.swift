@@ -127,7 +127,7 @@ struct CPUMonitorCommand: AsyncParsableCommand {
                     + "\(report.exceptionMessage); \(report.actionTaken); report \(path ?? "not written")")
         case .exited(let identity, let name):
             Console.out("\(name) [\(identity.pid)] exited")
-        case .failure(let message):
+        case .throttling(let message), .failure(let message):
             Console.error("cpu-monitor: \(message)")
         }
     }

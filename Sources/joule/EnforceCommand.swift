@@ -105,7 +105,7 @@ struct EnforceCommand: AsyncParsableCommand {
         let clock = SystemClock()
         let enforcer = Enforcer(
             policy: loaded, resolver: ProcWorkloadResolver(cgroupRoot: cgroupRoot ?? "/", identity: identity),
-            actuator: LivePauseActuator(cgroupRoot: cgroupRoot ?? "/"),
+            controller: PidfdProcessController(cgroupRoot: cgroupRoot ?? "/"),
             journal: PauseJournal(directory: stateDirectory), owner: owner, clock: clock, dryRun: dryRun,
             warn: { Console.error("joule: \($0)") })
         let json = self.json

@@ -15,7 +15,7 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: pid, comm: comm, ppid: ppid, flags: flags, uid: uid)
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 10, window: 4, selectors: selectors),
             root: tree.path, clock: clock, controller: controller, monitor: monitor, store: nil, ticksPerSecond: 100)
@@ -101,7 +101,7 @@ import Testing
         try tree.addProcess(pid: 4700, comm: "python3", cmdline: ["python3", "/opt/miner.py"])
         let engine = try CPUMonitor(
             configuration: makeConfiguration(selectors: ProcessSelectors(patterns: ["miner\\.py"])),
-            root: tree.path, clock: JumpingClock(), controller: RecordingController(root: tree.path),
+            root: tree.path, clock: JumpingClock(), controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path),
             monitor: testMonitor, store: nil, ticksPerSecond: 100)
         #expect(try await engine.step().watched == [4700])
     }
@@ -133,7 +133,7 @@ import Testing
         #expect(throws: CPUMonitorError.self) {
             _ = try CPUMonitor(
                 configuration: makeConfiguration(selectors: ProcessSelectors(patterns: ["(unclosed"])),
-                root: "/", clock: JumpingClock(), controller: RecordingController(root: "/"), monitor: testMonitor,
+                root: "/", clock: JumpingClock(), controller: RecordingProcessController(procRoot: "/"), monitor: testMonitor,
                 store: nil, ticksPerSecond: 100)
         }
     }

@@ -10,7 +10,7 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 100, comm: "worker")
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 10, selectors: ProcessSelectors(pids: [100])),
             root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
@@ -52,7 +52,7 @@ import Testing
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 80, window: 60, action: .report, selectors: ProcessSelectors(pids: [200])),
-            root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
+            root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), monitor: testMonitor,
             store: nil, ticksPerSecond: 100)
         var reports: [ResourceReport] = []
         for second in 0...60 where reports.isEmpty {
@@ -73,7 +73,7 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 300, comm: "old", utime: 1_000_000)
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [300])),
             root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
@@ -91,7 +91,7 @@ import Testing
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .report, selectors: ProcessSelectors(pids: [400])),
-            root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
+            root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), monitor: testMonitor,
             store: nil, ticksPerSecond: 100)
         // A 1.5 s burst, then idle: the burst counts while inside the window, then drops out.
         let totals: [UInt64] = [0, 150, 150, 150, 150, 150, 150]
@@ -109,7 +109,7 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 500, comm: "spin")
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .report, selectors: ProcessSelectors(pids: [500])),
             root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
@@ -128,7 +128,7 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 600, comm: "first", utime: 5000, startTime: 100)
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [600])),
             root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
@@ -161,7 +161,7 @@ import Testing
         let controllerView = try ProcTree()
         try controllerView.addProcess(pid: 700, comm: "innocent", startTime: 5555)
         let clock = JumpingClock()
-        let controller = RecordingController(root: controllerView.path)
+        let controller = RecordingProcessController(procRoot: controllerView.path, cgroupRoot: controllerView.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [700])),
             root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
@@ -181,7 +181,7 @@ import Testing
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(patterns: ["^s"])),
-            root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
+            root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), monitor: testMonitor,
             store: nil, ticksPerSecond: 100)
         #expect(Set(try await monitor.step().watched) == [800, 801])
         try tree.remove(pid: 800)
@@ -195,7 +195,7 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 900, comm: "racer")
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         _ = controller.exited.withLock { $0.insert(900) }
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [900])),
@@ -213,7 +213,7 @@ import Testing
         let tree = try ProcTree()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(selectors: ProcessSelectors(pids: [5])),
-            root: tree.path + "/missing", clock: JumpingClock(), controller: RecordingController(root: tree.path),
+            root: tree.path + "/missing", clock: JumpingClock(), controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path),
             monitor: testMonitor, store: nil, ticksPerSecond: 100)
         await #expect(throws: CPUMonitorError.self) { try await monitor.step() }
     }

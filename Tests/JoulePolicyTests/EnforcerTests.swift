@@ -5,68 +5,6 @@ import Synchronization
 import Testing
 @testable import JoulePolicy
 
-/// Records what the enforcer asks for, and what the journal held at each step.
-final class RecordingActuator: PauseActuator {
-    enum Call: Hashable {
-        case stop(Int32), resume(Int32), release(Int32), leftover(Int32), freeze(String), thaw(String)
-    }
-
-    private let log = Mutex<[Call]>([])
-    private let journalSnapshots = Mutex<[String?]>([])
-    let journalPath: String?
-    /// PIDs that have exited: stop answers nil, resume false.
-    let gone = Mutex<Set<Int32>>([])
-
-    init(journalPath: String? = nil) { self.journalPath = journalPath }
-
-    var calls: [Call] { log.withLock { $0 } }
-    /// The journal's text at each stop/freeze call (nil: no journal file).
-    var journalAtPause: [String?] { journalSnapshots.withLock { $0 } }
-
-    private func record(_ call: Call) { log.withLock { $0.append(call) } }
-
-    private func snapshotJournal() {
-        let text = journalPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
-        journalSnapshots.withLock { $0.append(text) }
-    }
-
-    func stop(_ identity: ProcessIdentity) throws(HardwareError) -> Int32? {
-        snapshotJournal()
-        record(.stop(identity.pid))
-        return gone.withLock { $0.contains(identity.pid) } ? nil : identity.pid
-    }
-
-    func resume(_ handle: Int32) throws(HardwareError) -> Bool {
-        record(.resume(handle))
-        return !gone.withLock { $0.contains(handle) }
-    }
-
-    func release(_ handle: Int32) { record(.release(handle)) }
-
-    func resumeLeftover(_ identity: ProcessIdentity) throws(HardwareError) -> Bool {
-        record(.leftover(identity.pid))
-        return !gone.withLock { $0.contains(identity.pid) }
-    }
-
-    func freeze(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
-        snapshotJournal()
-        record(.freeze(cgroup))
-        return .frozen
-    }
-
-    func thaw(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
-        record(.thaw(cgroup))
-        return .thawed
-    }
-
-    /// Cgroups thawed behind the enforcer's back (a unit restarted).
-    let thawedElsewhere = Mutex<Set<String>>([])
-
-    func freezeState(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
-        thawedElsewhere.withLock { $0.remove(cgroup) != nil } ? .thawed : .frozen
-    }
-}
-
 /// Selectors resolved from a table the test edits.
 final class TableResolver: WorkloadResolver {
     private let table = Mutex<[String: WorkloadResolution]>([:])
@@ -98,14 +36,14 @@ final class TableResolver: WorkloadResolver {
 
     static func make(
         journal: PauseJournal? = nil, owner: ProcessIdentity? = nil, dryRun: Bool = false
-    ) -> (Enforcer<RecordingActuator>, RecordingActuator, TableResolver) {
+    ) -> (Enforcer<RecordingProcessController>, RecordingProcessController, TableResolver) {
         let resolver = TableResolver()
         resolver.set("background", [process(100), process(101)])
         resolver.set("reports", [process(200)])
         resolver.set("builds", [.cgroup("/build.slice")])
-        let actuator = RecordingActuator(journalPath: journal?.path)
+        let actuator = RecordingProcessController(journalPath: journal?.path)
         let enforcer = Enforcer(
-            policy: policy, resolver: resolver, actuator: actuator, journal: journal, owner: owner,
+            policy: policy, resolver: resolver, controller: actuator, journal: journal, owner: owner,
             clock: ManualClock(now: 1_000), dryRun: dryRun)
         return (enforcer, actuator, resolver)
     }
@@ -125,7 +63,7 @@ final class TableResolver: WorkloadResolver {
         #expect(fair.map(\.className) == ["background"])
         #expect(fair.first?.reason == "thermal:fair")
         #expect(fair.first?.targets.map(\.result) == [.stopped, .stopped])
-        #expect(actuator.calls == [.stop(100), .stop(101)])
+        #expect(actuator.calls == [.open(100), .stop(100), .open(101), .stop(101)])
 
         let serious = await enforcer.update(lowPowerMode: false, thermalState: .serious)
         #expect(serious.map(\.className) == ["reports"])
@@ -142,7 +80,7 @@ final class TableResolver: WorkloadResolver {
         #expect(nominal.map(\.className) == ["background"])
         #expect(nominal.first?.targets.map(\.result) == [.continued, .continued])
         #expect(actuator.calls.suffix(7) == [
-            .resume(200), .release(200), .thaw("/build.slice"), .resume(100), .release(100), .resume(101), .release(101),
+            .resume(200), .close(200), .thaw("/build.slice"), .resume(100), .close(100), .resume(101), .close(101),
         ])
         #expect(await enforcer.heldTargets.isEmpty)
     }
@@ -260,7 +198,7 @@ final class TableResolver: WorkloadResolver {
         #expect(actions.map(\.className) == ["background", "gone-class"])
         #expect(actions.map(\.level) == [.deferrable, nil])
         #expect(actions.allSatisfy { $0.kind == .resume && $0.reason == "journal" })
-        #expect(actuator.calls == [.leftover(300), .thaw("/old.slice")])
+        #expect(actuator.calls == [.open(300), .resume(300), .close(300), .thaw("/old.slice")])
         #expect(!FileManager.default.fileExists(atPath: journal.path))
     }
 
@@ -291,9 +229,9 @@ final class TableResolver: WorkloadResolver {
         let warnings = Mutex<[String]>([])
         let resolver = TableResolver()
         resolver.set("background", [Self.process(100)])
-        let actuator = RecordingActuator()
+        let actuator = RecordingProcessController()
         let enforcer = Enforcer(
-            policy: Self.policy, resolver: resolver, actuator: actuator, journal: PauseJournal(directory: directory + "/state"),
+            policy: Self.policy, resolver: resolver, controller: actuator, journal: PauseJournal(directory: directory + "/state"),
             owner: nil, clock: ManualClock(now: 1), warn: { message in warnings.withLock { $0.append(message) } })
         let actions = await enforcer.update(lowPowerMode: false, thermalState: .fair)
         #expect(actions.first?.targets.map(\.result) == [.failed])

@@ -106,13 +106,13 @@ import Testing
     }
 }
 
-/// The live actuator: the freezer through a fake cgroup root, signals on a real child.
-@Suite struct LivePauseActuatorTests {
+/// Live process control: the freezer through a fake cgroup root, signals on a real child.
+@Suite struct LiveProcessControlTests {
     @Test func freezesAndThawsThroughTheRoot() throws {
         let tree = try FakeProcRoot()
         defer { tree.remove() }
         try tree.cgroup("/system.slice/backup.service")
-        let actuator = LivePauseActuator(procRoot: "/", cgroupRoot: tree.root)
+        let actuator = PidfdProcessController(cgroupRoot: tree.root)
         #expect(try actuator.freeze(cgroup: "/system.slice/backup.service") == .freezing)
         let freeze = tree.root + "/sys/fs/cgroup/system.slice/backup.service/cgroup.freeze"
         #expect(try String(contentsOfFile: freeze, encoding: .utf8) == "1\n")
@@ -146,13 +146,13 @@ import Testing
             child.waitUntilExit()
         }
         let stat = try #require(try ProcFS().stat(pid))
-        let actuator = LivePauseActuator()
+        let actuator = PidfdProcessController()
         // A stale identity (same PID, other start time) is never signalled.
         #expect(try actuator.stop(ProcessIdentity(pid: pid, startTimeTicks: stat.startTimeTicks + 1)) == nil)
         let handle = try #require(try actuator.stop(stat.identity))
         #expect(Self.wait(pid, for: "T"))
         #expect(try actuator.resume(handle))
-        actuator.release(handle)
+        actuator.close(handle)
         #expect(Self.wait(pid, for: "S"))
         kill(pid, SIGSTOP)
         #expect(Self.wait(pid, for: "T"))

@@ -231,4 +231,9 @@ extension Syscalls {
     public static func unmarkPossiblyStopped(_ pid: Int32) {
         for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { stoppedTable[index] = 0 }
     }
+
+    /// Whether `pid` is recorded as possibly stopped (for tests of process control).
+    static func isMarkedPossiblyStopped(_ pid: Int32) -> Bool {
+        (0..<stoppedTableCapacity).contains { stoppedTable[$0] == pid }
+    }
 }

@@ -10,6 +10,9 @@ public enum CPUMonitorEvent: Sendable {
     case violation(ResourceReport, reportPath: String?)
     /// A watched process exited (or its PID was reused) before or while it was handled.
     case exited(ProcessIdentity, name: String)
+    /// How a cgroup is throttled, told once, when `cpu.max` could not simply be written: the
+    /// `cpu` controller had to be enabled first, or its processes are duty cycled instead.
+    case throttling(String)
     /// An action or a report write failed; the monitor carries on.
     case failure(String)
 }
