@@ -120,7 +120,7 @@ struct CPUMonitorCommand: AsyncParsableCommand {
         case .watching(let facts):
             Console.out("watching \(facts.name) [\(facts.pid)]")
         case .protected(let facts, let reason):
-            Console.out("not watching \(facts.name) [\(facts.pid)]: \(reason)")
+            Console.out("not watching \(facts.name) [\(facts.pid)]: \(reason.monitorDescription)")
         case .violation(let report, let path):
             Console.out(
                 "\(report.exceptionType) \(report.exceptionSubtype) \(report.processName) [\(report.pid)]: "

@@ -100,11 +100,11 @@ struct EnforceCommand: AsyncParsableCommand {
             }
         }
         defer { lock?.release() }
-        let identity = EnforcerIdentity.current()
-        let owner = (try? ProcFS().stat(identity.pid))?.identity
+        let safety = SafetyRules.current()
+        let owner = (try? ProcFS().stat(safety.pid))?.identity
         let clock = SystemClock()
         let enforcer = Enforcer(
-            policy: loaded, resolver: ProcWorkloadResolver(cgroupRoot: cgroupRoot ?? "/", identity: identity),
+            policy: loaded, resolver: ProcWorkloadResolver(cgroupRoot: cgroupRoot ?? "/", safety: safety),
             controller: PidfdProcessController(cgroupRoot: cgroupRoot ?? "/"),
             journal: PauseJournal(directory: stateDirectory), owner: owner, clock: clock, dryRun: dryRun,
             warn: { Console.error("joule: \($0)") })

@@ -28,7 +28,7 @@ import Testing
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(pids: [100])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         let report = try #require(try await driveToViolation(engine, tree, clock))
         #expect(clock.now() == 3)  // 3 s of CPU over 3 s first exceeds the 2 s budget
         #expect(report.exceptionSubtype == "CPU")
@@ -75,7 +75,7 @@ import Testing
         var configuration = makeConfiguration(limit: 30, window: 2, action: .throttle, interval: 0.5, selectors: ProcessSelectors(pids: [100]))
         configuration.durationSeconds = 5
         let engine = try CPUMonitor(
-            configuration: configuration, root: tree.path, clock: clock, controller: controller, monitor: testMonitor,
+            configuration: configuration, root: tree.path, clock: clock, controller: controller, safety: testMonitor,
             store: nil, ticksPerSecond: 100)
         try await engine.run { _ in }
         let log = controller.log
@@ -92,7 +92,7 @@ import Testing
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 2, action: .throttle, interval: 0.5, selectors: ProcessSelectors(pids: [100])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         try await engine.run { _ in }
         #expect(controller.log.contains("SIGSTOP 100"))
         #expect(controller.log.suffix(2) == ["SIGCONT 100", "close 100"])
@@ -111,7 +111,7 @@ import Testing
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 2, action: .throttle, interval: 0.5, selectors: ProcessSelectors(pids: [100])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         await #expect(throws: CPUMonitorError.self) { try await engine.run { _ in } }
         #expect(controller.log.contains("SIGSTOP 100"))
         #expect(controller.log.suffix(2) == ["SIGCONT 100", "close 100"])
@@ -124,7 +124,7 @@ import Testing
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         let report = try #require(try await driveToViolation(engine, tree, clock))
         #expect(report.actionTaken.contains("cpu.max 50000 100000"))
         #expect(try Syscalls.readText(tree.path + "/sys/fs/cgroup/app.slice/cpu.max") == "50000 100000\n")
@@ -142,7 +142,7 @@ import Testing
             let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
             let engine = try CPUMonitor(
                 configuration: makeConfiguration(limit: 50, window: 4, action: action, selectors: ProcessSelectors(pids: [100]), dryRun: true),
-                root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+                root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
             let report = try #require(try await driveToViolation(engine, tree, clock))
             #expect(report.dryRun)
             #expect(!report.fatal)
@@ -157,7 +157,7 @@ import Testing
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(pids: [100])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         _ = try #require(try await driveToViolation(engine, tree, clock))
         try tree.remove(pid: 100)
         clock.set(4)
@@ -187,7 +187,7 @@ import Testing
     {
         try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
     }
 
     /// Steps once a second with the spinner burning a full core; every event until the first report.
@@ -314,6 +314,30 @@ import Testing
         _ = await engine.releaseAll()
         #expect(leftStopped(controller.log).isEmpty)
         #expect(try String(contentsOfFile: tree.path + "/sys/fs/cgroup/cgroup.subtree_control", encoding: .utf8) == "cpu memory\n")
+    }
+
+    @Test func aCgroupHoldingTheMonitorIsNeverLimitedAsAWhole() async throws {
+        let tree = try cgroupTreeWithoutCPUMax()
+        try tree.write("sys/fs/cgroup/app.slice/cpu.max", "max 100000\n")
+        try tree.addProcess(pid: 9000, comm: "joule", cgroup: "/app.slice/worker.service")
+        try tree.write("sys/fs/cgroup/app.slice/worker.service/cgroup.procs", "100\n102\n9000\n")
+        var safety = testMonitor
+        safety.ownCgroups = ["/app.slice/worker.service"]
+        let clock = JumpingClock()
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
+        let engine = try CPUMonitor(
+            configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
+            root: tree.path, clock: clock, controller: controller, safety: safety, store: nil, ticksPerSecond: 100)
+        let report = try #require(try await drive(engine, tree, clock).reports.first)
+        #expect(report.actionTaken.contains("(cpu.max unavailable: the cgroup holds the monitor or its parent)"))
+        #expect(!controller.log.contains { $0.hasPrefix("cpu.max") })
+        clock.set(3.05)
+        _ = await engine.advanceThrottle()
+        clock.set(3.1)
+        _ = await engine.advanceThrottle()
+        #expect(leftStopped(controller.log) == ["100", "101"])  // never joule [9000], never root's [102]
+        _ = await engine.releaseAll()
+        #expect(leftStopped(controller.log).isEmpty)
     }
 
     @Test func anEnabledControllerThatBringsNoCPUMaxIsDisabledAgain() async throws {

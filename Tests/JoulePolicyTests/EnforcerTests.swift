@@ -311,16 +311,16 @@ final class TableResolver: WorkloadResolver {
 }
 
 /// The safety rules for processes and cgroups.
-@Suite struct EnforcerIdentityTests {
-    static let me = EnforcerIdentity(
+@Suite struct SafetyRulesTests {
+    static let me = SafetyRules(
         pid: 500, ancestors: [400, 300], uid: 1000, isRoot: false,
         ownCgroups: ["/user.slice/user-1000.slice/session-1.scope"], initCgroup: "/init.scope")
 
     @Test func processRules() {
         #expect(Self.me.protection(pid: 1, ppid: 0, isKernelThread: false, uid: 0) == .initProcess)
-        #expect(Self.me.protection(pid: 500, ppid: 400, isKernelThread: false, uid: 1000) == .enforcerItself)
-        #expect(Self.me.protection(pid: 400, ppid: 300, isKernelThread: false, uid: 1000) == .enforcerAncestor)
-        #expect(Self.me.protection(pid: 300, ppid: 1, isKernelThread: false, uid: 1000) == .enforcerAncestor)
+        #expect(Self.me.protection(pid: 500, ppid: 400, isKernelThread: false, uid: 1000) == .jouleItself)
+        #expect(Self.me.protection(pid: 400, ppid: 300, isKernelThread: false, uid: 1000) == .jouleParent)
+        #expect(Self.me.protection(pid: 300, ppid: 1, isKernelThread: false, uid: 1000) == .jouleAncestor)
         #expect(Self.me.protection(pid: 2, ppid: 0, isKernelThread: false, uid: 0) == .kernelThread)
         #expect(Self.me.protection(pid: 77, ppid: 2, isKernelThread: false, uid: 0) == .kernelThread)
         #expect(Self.me.protection(pid: 78, ppid: 5, isKernelThread: true, uid: 1000) == .kernelThread)
@@ -333,9 +333,19 @@ final class TableResolver: WorkloadResolver {
         #expect(root.protection(pid: 1, ppid: 0, isKernelThread: false, uid: 0) == .initProcess)
     }
 
+    @Test func everyEngineWordsTheSameRules() {
+        #expect(Protection.jouleParent.monitorDescription == "the monitor's parent is never touched")
+        #expect(Protection.jouleAncestor.monitorDescription == "the monitor's ancestors are never touched")
+        #expect(Protection.jouleAncestor.pauseDescription == "joule enforce never pauses its parent or ancestors")
+        #expect(Protection.initProcess.pauseDescription == "pid 1 is never paused")
+        #expect(Protection.initProcess.monitorDescription == "pid 1 (init) is never touched")
+        #expect(Self.me.protection(holding: "/") == .containsJoule)
+        #expect(Self.me.protection(holding: "/system.slice") == nil)
+    }
+
     @Test func cgroupRules() {
-        #expect(Self.me.protection(cgroup: "/user.slice", owner: 1000) == .containsEnforcer)
-        #expect(Self.me.protection(cgroup: "/user.slice/user-1000.slice/session-1.scope", owner: 1000) == .containsEnforcer)
+        #expect(Self.me.protection(cgroup: "/user.slice", owner: 1000) == .containsJoule)
+        #expect(Self.me.protection(cgroup: "/user.slice/user-1000.slice/session-1.scope", owner: 1000) == .containsJoule)
         #expect(Self.me.protection(cgroup: "/init.scope", owner: 1000) == .containsInit)
         #expect(Self.me.protection(cgroup: "/user.slice/user-1000.slice/session-10.scope", owner: 1000) == nil)
         #expect(Self.me.protection(cgroup: "/system.slice/backup.service", owner: 0) == .otherUser)

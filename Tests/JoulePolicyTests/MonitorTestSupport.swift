@@ -26,7 +26,7 @@ final class JumpingClock: JouleClock {
 }
 
 /// A monitor identity unlike any fixture process: pid 9000, parent 8999, uid 1000, not root.
-let testMonitor = MonitorIdentity(pid: 9000, ppid: 8999, uid: 1000, isRoot: false)
+let testMonitor = SafetyRules(pid: 9000, ancestors: [8999], uid: 1000, isRoot: false)
 
 func makeConfiguration(
     limit: Double = 50, window: Double = 10, action: CPUMonitorAction = .kill, interval: Double = 1,
@@ -46,7 +46,7 @@ extension Array where Element == CPUMonitorEvent {
     var reports: [ResourceReport] {
         compactMap { if case .violation(let report, _) = $0 { report } else { nil } }
     }
-    var protections: [ProtectionReason] {
+    var protections: [Protection] {
         compactMap { if case .protected(_, let reason) = $0 { reason } else { nil } }
     }
     var exits: [Int32] {

@@ -5,12 +5,12 @@ import Testing
 
 /// Selectors resolved on a fake /proc and cgroup tree, with the safety rules applied.
 @Suite struct ProcWorkloadResolverTests {
-    static let me = EnforcerIdentity(
+    static let me = SafetyRules(
         pid: 900, ancestors: [800], uid: 1000, isRoot: false,
         ownCgroups: ["/user.slice/user-1000.slice/session-2.scope"], initCgroup: "/init.scope")
 
-    static func resolve(_ tree: FakeProcRoot, _ selectors: [WorkloadSelector], as identity: EnforcerIdentity = me) -> WorkloadResolution {
-        ProcWorkloadResolver(procRoot: tree.root, cgroupRoot: tree.root, identity: identity)
+    static func resolve(_ tree: FakeProcRoot, _ selectors: [WorkloadSelector], as identity: SafetyRules = me) -> WorkloadResolution {
+        ProcWorkloadResolver(procRoot: tree.root, cgroupRoot: tree.root, safety: identity)
             .resolve(WorkloadClass(name: "c", level: .deferrable, selectors: selectors))
     }
 
@@ -33,7 +33,7 @@ import Testing
 
         let byName = Self.resolve(tree, [.process("ffmpeg")])
         #expect(Self.pids(byName.targets) == [10])
-        #expect(byName.protected.map(\.reason) == [.otherUser, .enforcerAncestor, .enforcerItself])
+        #expect(byName.protected.map(\.reason) == [.otherUser, .jouleParent, .jouleItself])
         var root = Self.me
         root.isRoot = true
         #expect(Self.pids(Self.resolve(tree, [.process("ffmpeg")], as: root).targets) == [10, 11])
@@ -89,7 +89,7 @@ import Testing
         let missing = Self.resolve(tree, [.cgroup("/nope.slice")], as: root)
         #expect(missing.targets.isEmpty)
         #expect(missing.problems.first?.contains("no such cgroup") == true)
-        #expect(Self.resolve(tree, [.cgroup("/user.slice")], as: root).protected.map(\.reason) == [.containsEnforcer])
+        #expect(Self.resolve(tree, [.cgroup("/user.slice")], as: root).protected.map(\.reason) == [.containsJoule])
         #expect(Self.resolve(tree, [.cgroup("/system.slice/restic-backup.service")], as: root).targets.count == 1)
     }
 
@@ -98,7 +98,7 @@ import Testing
         defer { tree.remove() }
         try tree.process(30, comm: "a", start: 100)
         try tree.process(31, comm: "b", state: "Z", start: 100)
-        let resolver = ProcWorkloadResolver(procRoot: tree.root, cgroupRoot: tree.root, identity: Self.me)
+        let resolver = ProcWorkloadResolver(procRoot: tree.root, cgroupRoot: tree.root, safety: Self.me)
         #expect(resolver.isAlive(ProcessIdentity(pid: 30, startTimeTicks: 100)))
         #expect(!resolver.isAlive(ProcessIdentity(pid: 30, startTimeTicks: 101)))
         #expect(!resolver.isAlive(ProcessIdentity(pid: 31, startTimeTicks: 100)))

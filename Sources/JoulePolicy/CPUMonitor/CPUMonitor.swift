@@ -23,7 +23,7 @@ public actor CPUMonitor<Controller: ProcessController> {
     private let controller: Controller
     private let procfs: ProcFS
     private let sampler: ProcessSampler
-    private let monitor: MonitorIdentity
+    private let safety: SafetyRules
     private let store: ReportStore?
     private let system: SystemIdentity
     private let patterns: [Regex<AnyRegexOutput>]
@@ -62,7 +62,7 @@ public actor CPUMonitor<Controller: ProcessController> {
 
     public init(
         configuration: CPUMonitorConfiguration, root: String = "/", clock: any JouleClock,
-        controller: Controller, monitor: MonitorIdentity = .current(), store: ReportStore?,
+        controller: Controller, safety: SafetyRules = .current(), store: ReportStore?,
         ticksPerSecond: Int = CurrentProcess.clockTicksPerSecond
     ) throws(CPUMonitorError) {
         try configuration.validate()
@@ -78,7 +78,7 @@ public actor CPUMonitor<Controller: ProcessController> {
         self.root = root
         self.clock = clock
         self.controller = controller
-        self.monitor = monitor
+        self.safety = safety
         self.store = store
         procfs = ProcFS(root: root)
         throttler = DutyCycleThrottler(
@@ -197,7 +197,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             isKernelThread: stat.isKernelThread, uid: procfs.status(pid)?.realUID,
             commandLine: needCommandLine ? procfs.commandLine(pid) : nil, cgroup: procfs.cgroup(pid))
         guard matches(facts) else { return (.ignored, nil) }
-        if let reason = ProtectionReason.check(facts, monitor: monitor) {
+        if let reason = protection(facts) {
             return (.protected, .protected(facts, reason))
         }
         watches[sample.identity] = Watch(facts: facts)
@@ -220,6 +220,10 @@ public actor CPUMonitor<Controller: ProcessController> {
             if !found { return false }
         }
         return true
+    }
+
+    private func protection(_ facts: ProcessFacts) -> Protection? {
+        safety.protection(pid: facts.pid, ppid: facts.ppid, isKernelThread: facts.isKernelThread, uid: facts.uid)
     }
 
     private func sampleThreads(_ identity: ProcessIdentity, now: Double) {
@@ -308,7 +312,15 @@ public actor CPUMonitor<Controller: ProcessController> {
             let period = 100_000
             let quota = max(1000, Int((configuration.limitPercent / 100 * Double(period)).rounded()))
             let value = "\(quota) \(period)"
-            switch limiter.limit(cgroup, to: value) {
+            // A cgroup holding the monitor or pid 1 is never limited as a whole: only the
+            // processes in it that the safety rules allow are duty cycled.
+            let outcome: CgroupCPULimiter<Controller>.Outcome =
+                if let held = safety.protection(holding: cgroup.description) {
+                    .unavailable(held.monitorDescription)
+                } else {
+                    limiter.limit(cgroup, to: value)
+                }
+            switch outcome {
             case .limited(enabledController: false):
                 actionTaken = "throttled: cgroup \(cgroup) limited to \(limit) of one core (cpu.max \(value))"
             case .limited(enabledController: true):
@@ -349,7 +361,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             let facts = ProcessFacts(
                 identity: identity, name: stat.comm, ppid: stat.ppid, isKernelThread: stat.isKernelThread,
                 uid: procfs.status(pid)?.realUID, commandLine: nil, cgroup: procfs.cgroup(pid))
-            let allowed = ProtectionReason.check(facts, monitor: monitor) == nil
+            let allowed = protection(facts) == nil
             memberVerdicts[identity] = allowed
             if allowed { members.append(identity) }
         }

@@ -5,7 +5,7 @@ public enum CPUMonitorEvent: Sendable {
     /// A process matched the selectors and is now watched.
     case watching(ProcessFacts)
     /// A process matched the selectors but a safety rule protects it.
-    case protected(ProcessFacts, ProtectionReason)
+    case protected(ProcessFacts, Protection)
     /// A violation was handled; the report and where it was written (nil if writing failed).
     case violation(ResourceReport, reportPath: String?)
     /// A watched process exited (or its PID was reused) before or while it was handled.

@@ -216,7 +216,7 @@ public actor Enforcer<Controller: ProcessController> {
         if onlyNew {
             for protected in resolution.protected
             where reported.insert("\(workloadClass.name): protected \(protected.target.key)").inserted {
-                warn("class \(workloadClass.name): leaving \(protected.target) alone: \(protected.reason)")
+                warn("class \(workloadClass.name): leaving \(protected.target) alone: \(protected.reason.pauseDescription)")
             }
         }
         if onlyNew && fresh.isEmpty { return nil }
@@ -241,7 +241,7 @@ public actor Enforcer<Controller: ProcessController> {
         if !fresh.isEmpty { writeJournal() }
         if !onlyNew {
             for protected in resolution.protected {
-                outcomes.append(TargetOutcome(target: protected.target, result: .protected, detail: protected.reason.description))
+                outcomes.append(TargetOutcome(target: protected.target, result: .protected, detail: protected.reason.pauseDescription))
             }
         }
         return action(.pause, className: workloadClass.name, level: workloadClass.level, reason: reason, targets: outcomes)

@@ -15,12 +15,12 @@ import JouleHardware
 public struct ProcWorkloadResolver: WorkloadResolver {
     public let procfs: ProcFS
     public let freezer: CgroupFreezer
-    public let identity: EnforcerIdentity
+    public let safety: SafetyRules
 
-    public init(procRoot: String = "/", cgroupRoot: String = "/", identity: EnforcerIdentity) {
+    public init(procRoot: String = "/", cgroupRoot: String = "/", safety: SafetyRules) {
         procfs = ProcFS(root: procRoot)
         freezer = CgroupFreezer(root: cgroupRoot)
-        self.identity = identity
+        self.safety = safety
     }
 
     public func isAlive(_ identity: ProcessIdentity) -> Bool {
@@ -37,7 +37,7 @@ public struct ProcWorkloadResolver: WorkloadResolver {
     public func resolve(_ workloadClass: WorkloadClass) -> WorkloadResolution {
         var resolution = WorkloadResolution()
         var seen: Set<PauseTarget.Key> = []
-        func add(_ target: PauseTarget, _ protection: PauseProtection?) {
+        func add(_ target: PauseTarget, _ protection: Protection?) {
             guard seen.insert(target.key).inserted else { return }
             if let protection {
                 resolution.protected.append(ProtectedTarget(target: target, reason: protection))
@@ -113,14 +113,14 @@ public struct ProcWorkloadResolver: WorkloadResolver {
         return base == name
     }
 
-    private func protection(_ stat: ProcessStat) -> PauseProtection? {
+    private func protection(_ stat: ProcessStat) -> Protection? {
         // Root may pause anyone's work: the owner is read only when it matters.
-        let uid = identity.isRoot ? identity.uid : procfs.status(stat.pid)?.realUID
-        return identity.protection(pid: stat.pid, ppid: stat.ppid, isKernelThread: stat.isKernelThread, uid: uid)
+        let uid = safety.isRoot ? safety.uid : procfs.status(stat.pid)?.realUID
+        return safety.protection(pid: stat.pid, ppid: stat.ppid, isKernelThread: stat.isKernelThread, uid: uid)
     }
 
-    private func cgroupProtection(_ path: String) -> PauseProtection? {
-        identity.protection(cgroup: path, owner: Syscalls.fileOwner(freezer.directory(path)))
+    private func cgroupProtection(_ path: String) -> Protection? {
+        safety.protection(cgroup: path, owner: FileSystem.owner(of: freezer.directory(path)))
     }
 
     /// The cgroups named by a unit, from the cgroups processes are in.
@@ -144,7 +144,7 @@ public struct ProcWorkloadResolver: WorkloadResolver {
     private func pidFileProcess(_ path: String) -> PidFileResult {
         let text: String
         do {
-            text = try Syscalls.readText(path)
+            text = try FileSystem.readText(path)
         } catch {
             // No file: the daemon is not running, nothing to pause.
             if error.errno == .noEntry { return .success(nil) }
