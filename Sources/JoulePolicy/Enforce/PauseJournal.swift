@@ -116,10 +116,10 @@ public struct PauseJournal: Sendable {
                 entries.append(Entry(target: .process(identity, name: name), classes: classes))
             case "cgroup":
                 guard let cgroup = item["cgroup"]?.scalar?.string,
-                      let normal = WorkloadSelectorSyntax.cgroupPath(cgroup) else {
+                      let normal = CgroupPath(validating: cgroup) else {
                     throw bad("paused[\(index)]: bad cgroup")
                 }
-                entries.append(Entry(target: .cgroup(normal), classes: classes))
+                entries.append(Entry(target: .cgroup(normal.description), classes: classes))
             default:
                 throw bad("paused[\(index)]: unknown kind")
             }

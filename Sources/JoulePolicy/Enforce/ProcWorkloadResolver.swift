@@ -130,7 +130,7 @@ public struct ProcWorkloadResolver: WorkloadResolver {
             guard let path = procfs.cgroup(candidate.stat.pid) else { continue }
             let components = path.split(separator: "/")
             guard let index = components.firstIndex(where: { $0 == unit }) else { continue }
-            let cgroup = "/" + components[...index].joined(separator: "/")
+            let cgroup = CgroupPath(components: components[...index].map(String.init)).description
             if !found.contains(cgroup) { found.append(cgroup) }
         }
         return found.sorted()
