@@ -25,8 +25,8 @@ public actor CPUMonitor<Controller: ProcessController> {
     private let sampler: ProcessSampler
     private let safety: SafetyRules
     private let store: ReportStore?
-    private let system: SystemIdentity
-    private let patterns: [Regex<AnyRegexOutput>]
+    private let reports: ResourceReportBuilder
+    private let matcher: ProcessMatcher
 
     private enum Verdict { case ignored, protected, watched, finished }
 
@@ -66,14 +66,16 @@ public actor CPUMonitor<Controller: ProcessController> {
         ticksPerSecond: Int = CurrentProcess.clockTicksPerSecond
     ) throws(CPUMonitorError) {
         try configuration.validate()
-        var compiled: [Regex<AnyRegexOutput>] = []
+        var patterns: [ProcessMatcher.Pattern] = []
         for pattern in configuration.selectors.patterns {
-            do {
-                compiled.append(try Regex(pattern))
-            } catch {
-                throw .invalidPattern(pattern, "\(error)")
+            switch ProcessMatcher.compile(pattern) {
+            case .success(let regex): patterns.append(.commOrCommandRegex(regex))
+            case .failure(let error): throw .invalidPattern(pattern, error.reason)
             }
         }
+        let selectors = configuration.selectors
+        matcher = ProcessMatcher(
+            pids: selectors.pids, uids: selectors.uids, cgroups: selectors.cgroups.map(CgroupPath.init), patterns: patterns)
         self.configuration = configuration
         self.root = root
         self.clock = clock
@@ -85,8 +87,8 @@ public actor CPUMonitor<Controller: ProcessController> {
             controller: controller, period: configuration.throttlePeriodSeconds, limitPercent: configuration.limitPercent)
         limiter = CgroupCPULimiter(controller: controller)
         sampler = ProcessSampler(root: root, ticksPerSecond: ticksPerSecond)
-        system = SystemIdentity.read(root: root)
-        patterns = compiled
+        reports = ResourceReportBuilder(
+            inspector: ProcessInspector(root: root), system: SystemIdentity.read(root: root), configuration: configuration)
     }
 
     // MARK: inspection (for tests and status lines)
@@ -191,35 +193,19 @@ public actor CPUMonitor<Controller: ProcessController> {
         let pid = sample.pid
         if !selectors.pids.isEmpty && !selectors.pids.contains(pid) { return (.ignored, nil) }
         guard let stat = try? procfs.stat(pid), stat.startTimeTicks == sample.startTimeTicks else { return nil }
-        let needCommandLine = !patterns.isEmpty
+        let needCommandLine = matcher.needsCommandLine
         let facts = ProcessFacts(
             identity: sample.identity, name: stat.comm, ppid: stat.ppid,
             isKernelThread: stat.isKernelThread, uid: procfs.status(pid)?.realUID,
             commandLine: needCommandLine ? procfs.commandLine(pid) : nil, cgroup: procfs.cgroup(pid))
-        guard matches(facts) else { return (.ignored, nil) }
+        let candidate = ProcessMatcher.Candidate(
+            pid: pid, comm: facts.name, uid: { facts.uid }, commandLine: { facts.commandLine }, cgroup: { facts.cgroup })
+        guard matcher.matches(candidate) else { return (.ignored, nil) }
         if let reason = protection(facts) {
             return (.protected, .protected(facts, reason))
         }
         watches[sample.identity] = Watch(facts: facts)
         return (.watched, .watching(facts))
-    }
-
-    private func matches(_ facts: ProcessFacts) -> Bool {
-        let selectors = configuration.selectors
-        if !selectors.pids.isEmpty && !selectors.pids.contains(facts.pid) { return false }
-        if !selectors.uids.isEmpty {
-            guard let uid = facts.uid, selectors.uids.contains(uid) else { return false }
-        }
-        if !selectors.cgroups.isEmpty && selectors.matchingCgroup(facts.cgroup) == nil { return false }
-        if !patterns.isEmpty {
-            let commandLine = facts.commandLine?.joined(separator: " ")
-            let found = patterns.contains { pattern in
-                (try? pattern.firstMatch(in: facts.name)) != nil
-                    || commandLine.map { (try? pattern.firstMatch(in: $0)) != nil } == true
-            }
-            if !found { return false }
-        }
-        return true
     }
 
     private func protection(_ facts: ProcessFacts) -> Protection? {
@@ -282,8 +268,8 @@ public actor CPUMonitor<Controller: ProcessController> {
             verdicts[identity] = .finished
             return write(report)
         case .throttle:
-            if let cgroup = configuration.selectors.matchingCgroup(watch.facts.cgroup) {
-                return throttleCgroup(CgroupPath(cgroup), identity, usage)
+            if let cgroup = matcher.matchingCgroup(watch.facts.cgroup) {
+                return throttleCgroup(cgroup, identity, usage)
             }
             let handle: Controller.Handle
             do {
@@ -342,7 +328,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             }
             cgroupActions[cgroup] = actionTaken
         }
-        for (other, watch) in watches where configuration.selectors.matchingCgroup(watch.facts.cgroup).map(CgroupPath.init) == cgroup {
+        for (other, watch) in watches where matcher.matchingCgroup(watch.facts.cgroup) == cgroup {
             watches[other]?.held = true
         }
         return events + finishNonFatal(identity, usage, actionTaken: actionTaken)
@@ -406,35 +392,12 @@ public actor CPUMonitor<Controller: ProcessController> {
         _ identity: ProcessIdentity, _ usage: WindowUsage, fatal: Bool, actionTaken: String, terminationReason: String?
     ) -> ResourceReport {
         let watch = watches[identity]
-        let facts = watch?.facts
-        let pid = identity.pid
-        var threads: [ReportThread] = []
-        if let watch {
-            for stat in watch.latestThreads.prefix(256) {
-                let cpu = watch.threadHistories[stat.identity]?.usage()?.cpuSeconds
-                threads.append(ReportThread(
-                    tid: stat.pid, name: stat.comm, state: stat.state.name, cpuSeconds: cpu,
-                    wchan: procfs.wchan(pid, stat.pid), kernelStack: procfs.kernelStack(pid, stat.pid), heaviest: false))
-            }
-            let heaviest = threads.indices.max { a, b in
-                let (x, y) = (threads[a].cpuSeconds ?? -1, threads[b].cpuSeconds ?? -1)
-                if x != y { return x < y }
-                return watch.latestThreads[a].cpuTicks < watch.latestThreads[b].cpuTicks
-            }
-            if let heaviest { threads[heaviest].heaviest = true }
+        let threads = (watch?.latestThreads ?? []).map { stat in
+            ResourceReportBuilder.ThreadSample(stat: stat, cpuSeconds: watch?.threadHistories[stat.identity]?.usage()?.cpuSeconds)
         }
-        let ppid = facts?.ppid ?? 0
-        return ResourceReport(
-            timestamp: Date(timeIntervalSince1970: clock.now()), processName: facts?.name ?? "pid \(pid)", pid: pid,
-            processStartTimeTicks: identity.startTimeTicks, path: procfs.executablePath(pid),
-            commandLine: facts?.commandLine ?? procfs.commandLine(pid),
-            parentName: (try? procfs.stat(ppid))??.comm, parentPid: ppid, uid: facts?.uid,
-            userName: facts?.uid.flatMap { SystemIdentity.userName(uid: $0, root: root) },
-            cgroup: facts?.cgroup, osVersion: system.osVersion, hardwareModel: system.hardwareModel, fatal: fatal,
-            limitPercent: configuration.limitPercent, windowSeconds: configuration.windowSeconds,
-            cpuSeconds: usage.cpuSeconds, observedSeconds: usage.observedSeconds,
-            action: configuration.action.rawValue, dryRun: configuration.dryRun, actionTaken: actionTaken,
-            terminationReason: terminationReason, threads: threads)
+        return reports.report(
+            identity, facts: watch?.facts, threads: threads, usage: usage, time: clock.now(), fatal: fatal,
+            actionTaken: actionTaken, terminationReason: terminationReason)
     }
 
     // MARK: throttling

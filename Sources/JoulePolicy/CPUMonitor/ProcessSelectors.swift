@@ -19,11 +19,4 @@ public struct ProcessSelectors: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { pids.isEmpty && patterns.isEmpty && cgroups.isEmpty && uids.isEmpty }
-
-    /// The watched cgroup that contains `cgroup`, if any (the deepest one).
-    public func matchingCgroup(_ cgroup: String?) -> String? {
-        guard let cgroup else { return nil }
-        let path = CgroupPath(cgroup)
-        return cgroups.filter { CgroupPath($0).contains(path) }.max { $0.count < $1.count }
-    }
 }

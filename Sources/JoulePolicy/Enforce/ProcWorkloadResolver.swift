@@ -63,22 +63,13 @@ public struct ProcWorkloadResolver: WorkloadResolver {
                 }
             case .unit(let name):
                 for path in unitCgroups(name, allProcesses()) { add(.cgroup(path), cgroupProtection(path)) }
-            case .process(let name):
-                for candidate in allProcesses() where matchesName(name, candidate) {
-                    add(.process(candidate.stat.identity, name: candidate.stat.comm), protection(candidate.stat))
-                }
-            case .processRegex(let pattern):
-                guard let regex = try? Regex(pattern) else { continue }
-                for candidate in allProcesses() where (try? regex.firstMatch(in: candidate.stat.comm)) != nil {
-                    add(.process(candidate.stat.identity, name: candidate.stat.comm), protection(candidate.stat))
-                }
-            case .commandRegex(let pattern):
-                guard let regex = try? Regex(pattern) else { continue }
+            case .process, .processRegex, .commandRegex:
+                guard let matcher = Self.matcher(selector) else { continue }
                 for candidate in allProcesses() {
-                    guard let arguments = procfs.commandLine(candidate.stat.pid), !arguments.isEmpty else { continue }
-                    if (try? regex.firstMatch(in: arguments.joined(separator: " "))) != nil {
-                        add(.process(candidate.stat.identity, name: candidate.stat.comm), protection(candidate.stat))
-                    }
+                    let stat = candidate.stat
+                    let procfs = procfs
+                    let asked = ProcessMatcher.Candidate(pid: stat.pid, comm: stat.comm, commandLine: { procfs.commandLine(stat.pid) })
+                    if matcher.matches(asked) { add(.process(stat.identity, name: stat.comm), protection(stat)) }
                 }
             case .pidFile(let path):
                 switch pidFileProcess(path) {
@@ -102,15 +93,21 @@ public struct ProcWorkloadResolver: WorkloadResolver {
         }
     }
 
-    private func matchesName(_ name: String, _ candidate: Candidate) -> Bool {
-        if candidate.stat.comm == name { return true }
-        let limit = 15
-        guard name.utf8.count > limit, candidate.stat.comm.utf8.count == limit,
-              name.utf8.starts(with: candidate.stat.comm.utf8),
-              let first = procfs.commandLine(candidate.stat.pid)?.first
-        else { return false }
-        let base = first.split(separator: "/").last.map(String.init) ?? first
-        return base == name
+    /// The matcher of a process selector; nil for other selectors and patterns that do not
+    /// compile (the policy loader refuses those).
+    private static func matcher(_ selector: WorkloadSelector) -> ProcessMatcher? {
+        switch selector {
+        case .process(let name):
+            return ProcessMatcher(patterns: [.name(name)])
+        case .processRegex(let text):
+            guard case .success(let regex) = ProcessMatcher.compile(text) else { return nil }
+            return ProcessMatcher(patterns: [.commRegex(regex)])
+        case .commandRegex(let text):
+            guard case .success(let regex) = ProcessMatcher.compile(text) else { return nil }
+            return ProcessMatcher(patterns: [.commandRegex(regex)])
+        case .cgroup, .unit, .pidFile:
+            return nil
+        }
     }
 
     private func protection(_ stat: ProcessStat) -> Protection? {
