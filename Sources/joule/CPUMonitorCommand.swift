@@ -77,10 +77,10 @@ struct CPUMonitorCommand: AsyncParsableCommand {
     func run() async throws {
         // Before anything can be stopped: crash handlers that continue stopped processes, and
         // SIGINT/SIGTERM/SIGHUP turned into a clean shutdown.
-        Syscalls.installStoppedProcessGuard()
+        PidfdProcessController.installCrashGuards()
         let signals = TerminationSignals.stream()
         let environment = ProcessInfo.processInfo.environment
-        let directory = reports ?? ReportStore.defaultDirectory(environment: environment, isRoot: Syscalls.effectiveUserID() == 0)
+        let directory = reports ?? ReportStore.defaultDirectory(environment: environment, isRoot: CurrentProcess.isRoot)
         let configuration = monitorConfiguration
         let monitor: CPUMonitor<PidfdProcessController>
         do {

@@ -106,3 +106,57 @@ import Testing
         #expect(controller.processes(inTree: CgroupPath("/missing")).isEmpty)
     }
 }
+
+/// Live process control: the freezer through a fake cgroup root, signals on a real child.
+@Suite struct LiveProcessControlTests {
+    @Test func freezesAndThawsThroughTheRoot() throws {
+        let tree = try ProcTree()
+        try tree.cgroup("/system.slice/backup.service")
+        let controller = PidfdProcessController(cgroupRoot: tree.path)
+        #expect(try controller.freeze(cgroup: "/system.slice/backup.service") == .freezing)
+        let freeze = tree.path + "/sys/fs/cgroup/system.slice/backup.service/cgroup.freeze"
+        #expect(try String(contentsOfFile: freeze, encoding: .utf8) == "1\n")
+        try tree.write("sys/fs/cgroup/system.slice/backup.service/cgroup.events", "populated 1\nfrozen 1\n")
+        #expect(try controller.freeze(cgroup: "/system.slice/backup.service") == .frozen)
+        #expect(try controller.thaw(cgroup: "/system.slice/backup.service") == .thawed)
+        #expect(try String(contentsOfFile: freeze, encoding: .utf8) == "0\n")
+        #expect(throws: HardwareError.self) { try controller.freeze(cgroup: "/missing.slice") }
+    }
+
+    static func state(_ pid: Int32) -> String? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].split(separator: " ").first.map(String.init)
+    }
+
+    static func wait(_ pid: Int32, for letter: String) -> Bool {
+        for _ in 0..<500 where state(pid) != letter { usleep(10_000) }
+        return state(pid) == letter
+    }
+
+    @Test func stopsAndContinuesARealChildByIdentity() throws {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        child.arguments = ["600"]
+        try child.run()
+        let pid = child.processIdentifier
+        defer {
+            kill(pid, SIGKILL)
+            kill(pid, SIGCONT)
+            child.waitUntilExit()
+        }
+        let stat = try #require(try ProcFS().stat(pid))
+        let controller = PidfdProcessController()
+        // A stale identity (same PID, other start time) is never signalled.
+        #expect(try controller.stop(ProcessIdentity(pid: pid, startTimeTicks: stat.startTimeTicks + 1)) == nil)
+        let handle = try #require(try controller.stop(stat.identity))
+        #expect(Self.wait(pid, for: "T"))
+        #expect(try controller.resume(handle))
+        controller.close(handle)
+        #expect(Self.wait(pid, for: "S"))
+        kill(pid, SIGSTOP)
+        #expect(Self.wait(pid, for: "T"))
+        #expect(try controller.resumeLeftover(stat.identity))
+        #expect(Self.wait(pid, for: "S"))
+    }
+}

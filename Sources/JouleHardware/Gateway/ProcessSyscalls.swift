@@ -104,10 +104,6 @@ extension Syscalls {
         }
     }
 
-    /// kill(2) by number. Only for the last-resort SIGCONT of a crash handler; everything else
-    /// signals through pidfds.
-    public static func sendSignal(_ signal: Int32, to pid: Int32) -> Bool { kill(pid, signal) == 0 }
-
     /// mkdir -p with `mode` for each created level.
     public static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(HardwareError) {
         if kind(of: path) == .directory { return }
@@ -174,9 +170,6 @@ extension Syscalls {
 
     /// signal(2) with SIG_IGN, so a Dispatch signal source alone sees the signal.
     public static func ignoreSignal(_ signal: Int32) { _ = Glibc.signal(signal, SIG_IGN) }
-
-    /// Restores the default action of `signal`.
-    public static func defaultSignal(_ signal: Int32) { _ = Glibc.signal(signal, SIG_DFL) }
 
     // MARK: stopped-process guard
 

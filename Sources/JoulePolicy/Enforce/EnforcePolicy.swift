@@ -34,7 +34,7 @@ public struct EnforcePolicy: Sendable, Hashable {
     public static func load(path: String) throws(EnforcePolicyError) -> EnforcePolicy {
         let text: String
         do {
-            text = try Syscalls.readText(path)
+            text = try FileSystem.readText(path)
         } catch {
             throw EnforcePolicyError(file: path, message: "cannot read: \(error.errno.map { "\($0)" } ?? error.description)")
         }
