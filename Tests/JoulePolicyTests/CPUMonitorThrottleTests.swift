@@ -1,6 +1,7 @@
 import JouleTesting
 import Foundation
 import JouleHardware
+import Synchronization
 import Testing
 @testable import JoulePolicy
 
@@ -338,6 +339,26 @@ import Testing
         #expect(leftStopped(controller.log) == ["100", "101"])  // never joule [9000], never root's [102]
         _ = await engine.releaseAll()
         #expect(leftStopped(controller.log).isEmpty)
+    }
+
+    @Test func runLeavesNothingStoppedOrChangedWhenItFallsBack() async throws {
+        let tree = try cgroupTreeWithoutCPUMax()  // +cpu "works" but brings no cpu.max
+        let clock = JumpingClock()
+        clock.onSleep { deadline in try? tree.update(pid: 100, comm: "spinner", utime: UInt64(deadline * 100)) }
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
+        var configuration = makeConfiguration(
+            limit: 30, window: 2, action: .throttle, interval: 0.5, selectors: ProcessSelectors(cgroups: ["/app.slice"]))
+        configuration.durationSeconds = 5
+        let engine = try CPUMonitor(
+            configuration: configuration, root: tree.path, clock: clock, controller: controller, safety: testMonitor,
+            store: nil, ticksPerSecond: 100)
+        let events = Mutex<[CPUMonitorEvent]>([])
+        try await engine.run { event in events.withLock { $0.append(event) } }
+        #expect(events.withLock { $0.throttlingNotices.count } == 1)
+        #expect(controller.log.contains("SIGSTOP 100"))
+        #expect(leftStopped(controller.log).isEmpty)
+        #expect(controller.log.filter { $0.hasPrefix("open") }.count == controller.log.filter { $0.hasPrefix("close") }.count)
+        #expect(try String(contentsOfFile: tree.path + "/sys/fs/cgroup/cgroup.subtree_control", encoding: .utf8) == "-cpu\n")
     }
 
     @Test func anEnabledControllerThatBringsNoCPUMaxIsDisabledAgain() async throws {
