@@ -1,4 +1,3 @@
-import Foundation
 import JouleHardware
 
 /// XNU's CPU monitor on Linux. 100 % is one core; a watched process may spend

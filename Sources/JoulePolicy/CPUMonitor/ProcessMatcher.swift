@@ -52,7 +52,7 @@ public struct ProcessMatcher {
         self.patterns = patterns
     }
 
-    /// Compiles a regular expression; nil (and the reason) when it does not compile.
+    /// Compiles a regular expression, or says why it does not compile.
     public static func compile(_ pattern: String) -> Result<Regex<AnyRegexOutput>, ProcessMatcherError> {
         do {
             return .success(try Regex(pattern))
@@ -115,10 +115,4 @@ public struct ProcessMatcher {
     private static func search(_ regex: Regex<AnyRegexOutput>, _ text: String) -> Bool {
         (try? regex.firstMatch(in: text)) != nil
     }
-}
-
-/// A selector pattern that is not a valid regular expression.
-public struct ProcessMatcherError: Error, Sendable {
-    public var pattern: String
-    public var reason: String
 }
