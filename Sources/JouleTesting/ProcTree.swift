@@ -1,7 +1,9 @@
 import Foundation
+import JouleHardware
 
-/// A throwaway fixture root with a kernel-shaped proc/ tree, written in place (never by
-/// rename) so descriptors held open by a sampler see updates as they would on /proc.
+/// A throwaway fixture root with a kernel-shaped proc/ tree (and sys/fs/cgroup/ when asked),
+/// written in place (never by rename) so descriptors held open by a sampler see updates as
+/// they would on /proc. Removed when released.
 public final class ProcTree: Sendable {
     public let root: URL
 
@@ -62,6 +64,13 @@ public final class ProcTree: Sendable {
         let stat = Self.statLine(pid: pid, comm: comm, ppid: ppid, utime: utime, stime: stime, startTime: startTime)
         try write("proc/\(pid)/stat", stat)
         try write("proc/\(pid)/task/\(pid)/stat", stat)
+    }
+
+    /// A cgroup directory with a freezer: `cgroup.freeze` and `cgroup.events`.
+    public func cgroup(_ path: String, frozen: Bool = false) throws {
+        let directory = "sys/fs/cgroup" + CgroupPath(path).description
+        try write(directory + "/cgroup.freeze", frozen ? "1\n" : "0\n")
+        try write(directory + "/cgroup.events", "populated 1\nfrozen \(frozen ? 1 : 0)\n")
     }
 
     public func remove(pid: Int32) throws {

@@ -77,7 +77,7 @@ struct CPUMonitorCommand: AsyncParsableCommand {
     func run() async throws {
         // Before anything can be stopped: crash handlers that continue stopped processes, and
         // SIGINT/SIGTERM/SIGHUP turned into a clean shutdown.
-        Syscalls.installStoppedProcessGuard()
+        PidfdProcessController.installCrashGuards()
         let signals = TerminationSignals.stream()
         guard let directory = reports ?? ReportStore.defaultDirectory() else {
             Console.error("joule cpu-monitor: \(StateDirectory.missingMessage)")
@@ -122,14 +122,14 @@ struct CPUMonitorCommand: AsyncParsableCommand {
         case .watching(let facts):
             Console.out("watching \(facts.name) [\(facts.pid)]")
         case .protected(let facts, let reason):
-            Console.out("not watching \(facts.name) [\(facts.pid)]: \(reason)")
+            Console.out("not watching \(facts.name) [\(facts.pid)]: \(reason.monitorDescription)")
         case .violation(let report, let path):
             Console.out(
                 "\(report.exceptionType) \(report.exceptionSubtype) \(report.processName) [\(report.pid)]: "
                     + "\(report.exceptionMessage); \(report.actionTaken); report \(path ?? "not written")")
         case .exited(let identity, let name):
             Console.out("\(name) [\(identity.pid)] exited")
-        case .failure(let message):
+        case .throttling(let message), .failure(let message):
             Console.error("cpu-monitor: \(message)")
         }
     }

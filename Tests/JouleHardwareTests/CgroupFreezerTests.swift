@@ -27,11 +27,14 @@ import Testing
         // The fake kernel has not confirmed yet: freezing.
         #expect(try freezer.freeze("/system.slice/backup.service") == .freezing)
         #expect(try Self.read(directory + "/cgroup.freeze") == "1\n")
+        // The freezer keeps its own crash guard entry, until the cgroup is thawed.
+        #expect(Syscalls.isMarkedPossiblyFrozen(directory + "/cgroup.freeze"))
         // The kernel reports every task frozen.
         try "populated 1\nfrozen 1\n".write(toFile: directory + "/cgroup.events", atomically: false, encoding: .utf8)
         #expect(try freezer.state("/system.slice/backup.service") == .frozen)
         #expect(try freezer.thaw("/system.slice/backup.service") == .thawed)
         #expect(try Self.read(directory + "/cgroup.freeze") == "0\n")
+        #expect(!Syscalls.isMarkedPossiblyFrozen(directory + "/cgroup.freeze"))
         #expect(freezer.processes("/system.slice/backup.service") == [4242, 4243])
         #expect(freezer.children("/system.slice") == ["/system.slice/backup.service"])
     }
@@ -48,6 +51,8 @@ import Testing
             #expect(error.errno == .noEntry)
             #expect(error.path == root + "/sys/fs/cgroup/system.slice/cgroup.freeze")
         }
+        // A freeze that wrote nothing leaves no crash guard entry behind.
+        #expect(!Syscalls.isMarkedPossiblyFrozen(root + "/sys/fs/cgroup/system.slice/cgroup.freeze"))
         #expect(!freezer.exists("/nope.slice"))
     }
 

@@ -10,15 +10,15 @@ import Testing
     /// protections reported and what the controller was asked to do.
     private func run(
         pid: Int32, comm: String = "busy", ppid: Int32 = 500, flags: UInt32 = 4_194_304, uid: UInt32 = 1000,
-        monitor: MonitorIdentity = testMonitor, selectors: ProcessSelectors = ProcessSelectors(patterns: ["."])
-    ) async throws -> (protections: [ProtectionReason], reports: [ResourceReport], log: [String]) {
+        monitor: SafetyRules = testMonitor, selectors: ProcessSelectors = ProcessSelectors(patterns: ["."])
+    ) async throws -> (protections: [Protection], reports: [ResourceReport], log: [String]) {
         let tree = try ProcTree()
         try tree.addProcess(pid: pid, comm: comm, ppid: ppid, flags: flags, uid: uid)
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 10, window: 4, selectors: selectors),
-            root: tree.path, clock: clock, controller: controller, monitor: monitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: monitor, store: nil, ticksPerSecond: 100)
         var events = try await engine.step()
         for second in 1...4 {
             try tree.write("proc/\(pid)/stat", ProcTree.statLine(
@@ -44,13 +44,13 @@ import Testing
 
     @Test func neverItself() async throws {
         let result = try await run(pid: testMonitor.pid, comm: "joule")
-        #expect(result.protections == [.monitorItself])
+        #expect(result.protections == [.jouleItself])
         #expect(result.log.isEmpty && result.reports.isEmpty)
     }
 
     @Test func neverItsParent() async throws {
-        let result = try await run(pid: testMonitor.ppid, comm: "bash")
-        #expect(result.protections == [.monitorParent])
+        let result = try await run(pid: testMonitor.ancestors[0], comm: "bash")
+        #expect(result.protections == [.jouleParent])
         #expect(result.log.isEmpty && result.reports.isEmpty)
     }
 
@@ -70,7 +70,7 @@ import Testing
         let other = try await run(pid: 4400, uid: 0)
         #expect(other.protections == [.otherUser])
         #expect(other.log.isEmpty && other.reports.isEmpty)
-        let root = MonitorIdentity(pid: 9000, ppid: 8999, uid: 0, isRoot: true)
+        let root = SafetyRules(pid: 9000, ancestors: [8999], uid: 0, isRoot: true)
         let asRoot = try await run(pid: 4400, uid: 1000, monitor: root)
         #expect(asRoot.protections.isEmpty)
         #expect(asRoot.log == ["open 4400", "SIGKILL 4400", "close 4400"])
@@ -101,8 +101,8 @@ import Testing
         try tree.addProcess(pid: 4700, comm: "python3", cmdline: ["python3", "/opt/miner.py"])
         let engine = try CPUMonitor(
             configuration: makeConfiguration(selectors: ProcessSelectors(patterns: ["miner\\.py"])),
-            root: tree.path, clock: JumpingClock(), controller: RecordingController(root: tree.path),
-            monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: JumpingClock(), controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path),
+            safety: testMonitor, store: nil, ticksPerSecond: 100)
         #expect(try await engine.step().watched == [4700])
     }
 
@@ -133,7 +133,7 @@ import Testing
         #expect(throws: CPUMonitorError.self) {
             _ = try CPUMonitor(
                 configuration: makeConfiguration(selectors: ProcessSelectors(patterns: ["(unclosed"])),
-                root: "/", clock: JumpingClock(), controller: RecordingController(root: "/"), monitor: testMonitor,
+                root: "/", clock: JumpingClock(), controller: RecordingProcessController(procRoot: "/"), safety: testMonitor,
                 store: nil, ticksPerSecond: 100)
         }
     }

@@ -10,10 +10,10 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 100, comm: "worker")
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 10, selectors: ProcessSelectors(pids: [100])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         // 40 % of a core for ten seconds: 4 s within any 10 s window, under the 5 s budget.
         var ticks: UInt64 = 0
         var events = try await monitor.step()
@@ -52,7 +52,7 @@ import Testing
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 80, window: 60, action: .report, selectors: ProcessSelectors(pids: [200])),
-            root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
+            root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), safety: testMonitor,
             store: nil, ticksPerSecond: 100)
         var reports: [ResourceReport] = []
         for second in 0...60 where reports.isEmpty {
@@ -73,10 +73,10 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 300, comm: "old", utime: 1_000_000)
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [300])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         for second in 0...8 {
             try tree.update(pid: 300, comm: "old", utime: 1_000_000 + UInt64(second) * 10)
             clock.set(Double(second))
@@ -91,7 +91,7 @@ import Testing
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .report, selectors: ProcessSelectors(pids: [400])),
-            root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
+            root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), safety: testMonitor,
             store: nil, ticksPerSecond: 100)
         // A 1.5 s burst, then idle: the burst counts while inside the window, then drops out.
         let totals: [UInt64] = [0, 150, 150, 150, 150, 150, 150]
@@ -109,10 +109,10 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 500, comm: "spin")
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, action: .report, selectors: ProcessSelectors(pids: [500])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         var reportTimes: [Int] = []
         for second in 0...12 {
             try tree.update(pid: 500, comm: "spin", utime: UInt64(second) * 100)
@@ -128,10 +128,10 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 600, comm: "first", utime: 5000, startTime: 100)
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [600])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         _ = try await monitor.step()
         clock.set(1)
         try tree.update(pid: 600, comm: "first", utime: 5150, startTime: 100)
@@ -161,10 +161,10 @@ import Testing
         let controllerView = try ProcTree()
         try controllerView.addProcess(pid: 700, comm: "innocent", startTime: 5555)
         let clock = JumpingClock()
-        let controller = RecordingController(root: controllerView.path)
+        let controller = RecordingProcessController(procRoot: controllerView.path, cgroupRoot: controllerView.path)
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [700])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         _ = try await monitor.step()
         clock.set(1)
         try tree.update(pid: 700, comm: "victim", utime: 300, startTime: 100)
@@ -181,7 +181,7 @@ import Testing
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(patterns: ["^s"])),
-            root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
+            root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), safety: testMonitor,
             store: nil, ticksPerSecond: 100)
         #expect(Set(try await monitor.step().watched) == [800, 801])
         try tree.remove(pid: 800)
@@ -195,11 +195,11 @@ import Testing
         let tree = try ProcTree()
         try tree.addProcess(pid: 900, comm: "racer")
         let clock = JumpingClock()
-        let controller = RecordingController(root: tree.path)
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         _ = controller.exited.withLock { $0.insert(900) }
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [900])),
-            root: tree.path, clock: clock, controller: controller, monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         _ = try await monitor.step()
         try tree.update(pid: 900, comm: "racer", utime: 300)
         clock.set(1)
@@ -213,8 +213,8 @@ import Testing
         let tree = try ProcTree()
         let monitor = try CPUMonitor(
             configuration: makeConfiguration(selectors: ProcessSelectors(pids: [5])),
-            root: tree.path + "/missing", clock: JumpingClock(), controller: RecordingController(root: tree.path),
-            monitor: testMonitor, store: nil, ticksPerSecond: 100)
+            root: tree.path + "/missing", clock: JumpingClock(), controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path),
+            safety: testMonitor, store: nil, ticksPerSecond: 100)
         await #expect(throws: CPUMonitorError.self) { try await monitor.step() }
     }
 }

@@ -5,68 +5,6 @@ import Synchronization
 import Testing
 @testable import JoulePolicy
 
-/// Records what the enforcer asks for, and what the journal held at each step.
-final class RecordingActuator: PauseActuator {
-    enum Call: Hashable {
-        case stop(Int32), resume(Int32), release(Int32), leftover(Int32), freeze(String), thaw(String)
-    }
-
-    private let log = Mutex<[Call]>([])
-    private let journalSnapshots = Mutex<[String?]>([])
-    let journalPath: String?
-    /// PIDs that have exited: stop answers nil, resume false.
-    let gone = Mutex<Set<Int32>>([])
-
-    init(journalPath: String? = nil) { self.journalPath = journalPath }
-
-    var calls: [Call] { log.withLock { $0 } }
-    /// The journal's text at each stop/freeze call (nil: no journal file).
-    var journalAtPause: [String?] { journalSnapshots.withLock { $0 } }
-
-    private func record(_ call: Call) { log.withLock { $0.append(call) } }
-
-    private func snapshotJournal() {
-        let text = journalPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
-        journalSnapshots.withLock { $0.append(text) }
-    }
-
-    func stop(_ identity: ProcessIdentity) throws(HardwareError) -> Int32? {
-        snapshotJournal()
-        record(.stop(identity.pid))
-        return gone.withLock { $0.contains(identity.pid) } ? nil : identity.pid
-    }
-
-    func resume(_ handle: Int32) throws(HardwareError) -> Bool {
-        record(.resume(handle))
-        return !gone.withLock { $0.contains(handle) }
-    }
-
-    func release(_ handle: Int32) { record(.release(handle)) }
-
-    func resumeLeftover(_ identity: ProcessIdentity) throws(HardwareError) -> Bool {
-        record(.leftover(identity.pid))
-        return !gone.withLock { $0.contains(identity.pid) }
-    }
-
-    func freeze(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
-        snapshotJournal()
-        record(.freeze(cgroup))
-        return .frozen
-    }
-
-    func thaw(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
-        record(.thaw(cgroup))
-        return .thawed
-    }
-
-    /// Cgroups thawed behind the enforcer's back (a unit restarted).
-    let thawedElsewhere = Mutex<Set<String>>([])
-
-    func freezeState(cgroup: String) throws(HardwareError) -> CgroupFreezeState {
-        thawedElsewhere.withLock { $0.remove(cgroup) != nil } ? .thawed : .frozen
-    }
-}
-
 /// Selectors resolved from a table the test edits.
 final class TableResolver: WorkloadResolver {
     private let table = Mutex<[String: WorkloadResolution]>([:])
@@ -98,16 +36,16 @@ final class TableResolver: WorkloadResolver {
 
     static func make(
         journal: PauseJournal? = nil, owner: ProcessIdentity? = nil, dryRun: Bool = false
-    ) -> (Enforcer<RecordingActuator>, RecordingActuator, TableResolver) {
+    ) -> (Enforcer<RecordingProcessController>, RecordingProcessController, TableResolver) {
         let resolver = TableResolver()
         resolver.set("background", [process(100), process(101)])
         resolver.set("reports", [process(200)])
         resolver.set("builds", [.cgroup("/build.slice")])
-        let actuator = RecordingActuator(journalPath: journal?.path)
+        let controller = RecordingProcessController(journalPath: journal?.path)
         let enforcer = Enforcer(
-            policy: policy, resolver: resolver, actuator: actuator, journal: journal, owner: owner,
+            policy: policy, resolver: resolver, controller: controller, journal: journal, owner: owner,
             clock: ManualClock(now: 1_000), dryRun: dryRun)
-        return (enforcer, actuator, resolver)
+        return (enforcer, controller, resolver)
     }
 
     static func temporaryDirectory() throws -> String {
@@ -117,15 +55,15 @@ final class TableResolver: WorkloadResolver {
     }
 
     @Test func classesPauseAsHeatRisesAndResumeAsItFalls() async {
-        let (enforcer, actuator, _) = Self.make()
+        let (enforcer, controller, _) = Self.make()
         #expect(await enforcer.update(lowPowerMode: false, thermalState: .nominal).isEmpty)
-        #expect(actuator.calls.isEmpty)
+        #expect(controller.calls.isEmpty)
 
         let fair = await enforcer.update(lowPowerMode: false, thermalState: .fair)
         #expect(fair.map(\.className) == ["background"])
         #expect(fair.first?.reason == "thermal:fair")
         #expect(fair.first?.targets.map(\.result) == [.stopped, .stopped])
-        #expect(actuator.calls == [.stop(100), .stop(101)])
+        #expect(controller.calls == [.open(100), .stop(100), .open(101), .stop(101)])
 
         let serious = await enforcer.update(lowPowerMode: false, thermalState: .serious)
         #expect(serious.map(\.className) == ["reports"])
@@ -141,14 +79,14 @@ final class TableResolver: WorkloadResolver {
         let nominal = await enforcer.update(lowPowerMode: false, thermalState: .nominal)
         #expect(nominal.map(\.className) == ["background"])
         #expect(nominal.first?.targets.map(\.result) == [.continued, .continued])
-        #expect(actuator.calls.suffix(7) == [
-            .resume(200), .release(200), .thaw("/build.slice"), .resume(100), .release(100), .resume(101), .release(101),
+        #expect(controller.calls.suffix(7) == [
+            .resume(200), .close(200), .thaw("/build.slice"), .resume(100), .close(100), .resume(101), .close(101),
         ])
         #expect(await enforcer.heldTargets.isEmpty)
     }
 
     @Test func lowPowerModePausesOnlyDeferrableWork() async {
-        let (enforcer, actuator, _) = Self.make()
+        let (enforcer, controller, _) = Self.make()
         let on = await enforcer.update(lowPowerMode: true, thermalState: .nominal)
         #expect(on.map(\.className) == ["background"])
         #expect(on.first?.reason == "lowPowerMode")
@@ -159,25 +97,25 @@ final class TableResolver: WorkloadResolver {
         #expect(await enforcer.update(lowPowerMode: false, thermalState: .fair).isEmpty)
         let off = await enforcer.update(lowPowerMode: false, thermalState: .nominal)
         #expect(off.map(\.kind) == [.resume])
-        #expect(actuator.calls.filter { if case .stop = $0 { true } else { false } }.count == 2)
+        #expect(controller.calls.filter { if case .stop = $0 { true } else { false } }.count == 2)
     }
 
     @Test func aTargetOfTwoClassesResumesOnlyWhenNeitherWantsItPaused() async {
-        let (enforcer, actuator, resolver) = Self.make()
+        let (enforcer, controller, resolver) = Self.make()
         resolver.set("reports", [Self.process(101), Self.process(200)])
         _ = await enforcer.update(lowPowerMode: false, thermalState: .serious)
         // 101 was stopped once, for background, and is shared with reports.
-        #expect(actuator.calls.filter { $0 == .stop(101) }.count == 1)
+        #expect(controller.calls.filter { $0 == .stop(101) }.count == 1)
         let fair = await enforcer.update(lowPowerMode: false, thermalState: .fair)
         let outcome = fair.first?.targets.first { $0.target == Self.process(101) }
         #expect(outcome?.result == .heldByOtherClass)
-        #expect(!actuator.calls.contains(.resume(101)))
+        #expect(!controller.calls.contains(.resume(101)))
         _ = await enforcer.update(lowPowerMode: false, thermalState: .nominal)
-        #expect(actuator.calls.contains(.resume(101)))
+        #expect(controller.calls.contains(.resume(101)))
     }
 
     @Test func rescanPausesNewMatchesAndForgetsExitedOnes() async {
-        let (enforcer, actuator, resolver) = Self.make()
+        let (enforcer, controller, resolver) = Self.make()
         _ = await enforcer.update(lowPowerMode: false, thermalState: .fair)
         #expect(await enforcer.rescan().isEmpty)
         resolver.set("background", [Self.process(100), Self.process(101), Self.process(102)])
@@ -185,7 +123,7 @@ final class TableResolver: WorkloadResolver {
         #expect(rescan.count == 1)
         #expect(rescan.first?.reason == "rescan")
         #expect(rescan.first?.targets.map(\.target) == [Self.process(102)])
-        #expect(actuator.calls.last == .stop(102))
+        #expect(controller.calls.last == .stop(102))
 
         // 100 exits; a new process reuses PID 100 with another start time and is matched.
         resolver.kill(ProcessIdentity(pid: 100, startTimeTicks: 1_000))
@@ -198,22 +136,22 @@ final class TableResolver: WorkloadResolver {
     }
 
     @Test func rescanFreezesAgainACgroupFoundThawed() async {
-        let (enforcer, actuator, _) = Self.make()
+        let (enforcer, controller, _) = Self.make()
         _ = await enforcer.update(lowPowerMode: false, thermalState: .critical)
         #expect(await enforcer.rescan().isEmpty)
-        actuator.thawedElsewhere.withLock { _ = $0.insert("/build.slice") }
+        controller.thawedElsewhere.withLock { _ = $0.insert("/build.slice") }
         let actions = await enforcer.rescan()
         #expect(actions.map(\.className) == ["builds"])
         #expect(actions.first?.reason == "rescan")
         #expect(actions.first?.targets.map(\.result) == [.frozen])
-        #expect(actuator.calls.filter { $0 == .freeze("/build.slice") }.count == 2)
+        #expect(controller.calls.filter { $0 == .freeze("/build.slice") }.count == 2)
     }
 
     @Test func resumeAllLeavesNothingPaused() async throws {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let journal = PauseJournal(directory: directory)
-        let (enforcer, actuator, _) = Self.make(journal: journal)
+        let (enforcer, controller, _) = Self.make(journal: journal)
         _ = await enforcer.update(lowPowerMode: true, thermalState: .critical)
         #expect(FileManager.default.fileExists(atPath: journal.path))
         let actions = await enforcer.resumeAll(reason: "signal:SIGTERM")
@@ -222,8 +160,8 @@ final class TableResolver: WorkloadResolver {
         #expect(await enforcer.heldTargets.isEmpty)
         #expect(await enforcer.pausedClasses.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: journal.path))
-        for pid: Int32 in [100, 101, 200] { #expect(actuator.calls.contains(.resume(pid))) }
-        #expect(actuator.calls.contains(.thaw("/build.slice")))
+        for pid: Int32 in [100, 101, 200] { #expect(controller.calls.contains(.resume(pid))) }
+        #expect(controller.calls.contains(.thaw("/build.slice")))
     }
 
     @Test func theJournalNamesEachTargetBeforeItIsPaused() async throws {
@@ -231,9 +169,9 @@ final class TableResolver: WorkloadResolver {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let journal = PauseJournal(directory: directory)
         let owner = ProcessIdentity(pid: 4242, startTimeTicks: 7)
-        let (enforcer, actuator, _) = Self.make(journal: journal, owner: owner)
+        let (enforcer, controller, _) = Self.make(journal: journal, owner: owner)
         _ = await enforcer.update(lowPowerMode: false, thermalState: .critical)
-        let snapshots = actuator.journalAtPause
+        let snapshots = controller.journalAtPause
         #expect(snapshots.count == 4)
         for (index, text) in snapshots.enumerated() {
             let contents = try PauseJournal.decode(try #require(text), path: journal.path)
@@ -254,13 +192,13 @@ final class TableResolver: WorkloadResolver {
             .init(target: Self.process(300, "ffmpeg"), classes: ["background"]),
             .init(target: .cgroup("/old.slice"), classes: ["gone-class"]),
         ]))
-        let (enforcer, actuator, resolver) = Self.make(journal: journal, owner: ProcessIdentity(pid: 1, startTimeTicks: 1))
+        let (enforcer, controller, resolver) = Self.make(journal: journal, owner: ProcessIdentity(pid: 1, startTimeTicks: 1))
         resolver.kill(killed)
         let actions = try await enforcer.recoverJournal()
         #expect(actions.map(\.className) == ["background", "gone-class"])
         #expect(actions.map(\.level) == [.deferrable, nil])
         #expect(actions.allSatisfy { $0.kind == .resume && $0.reason == "journal" })
-        #expect(actuator.calls == [.leftover(300), .thaw("/old.slice")])
+        #expect(controller.calls == [.open(300), .resume(300), .close(300), .thaw("/old.slice")])
         #expect(!FileManager.default.fileExists(atPath: journal.path))
     }
 
@@ -270,16 +208,16 @@ final class TableResolver: WorkloadResolver {
         let journal = PauseJournal(directory: directory)
         let running = ProcessIdentity(pid: 777, startTimeTicks: 3)
         try journal.save(PauseJournal.Contents(owner: running, entries: [.init(target: Self.process(300), classes: ["a"])]))
-        let (enforcer, actuator, _) = Self.make(journal: journal, owner: ProcessIdentity(pid: 778, startTimeTicks: 4))
+        let (enforcer, controller, _) = Self.make(journal: journal, owner: ProcessIdentity(pid: 778, startTimeTicks: 4))
         await #expect(throws: EnforcerError.anotherRunIsActive(pid: 777, journal: journal.path)) {
             try await enforcer.recoverJournal()
         }
-        #expect(actuator.calls.isEmpty)
+        #expect(controller.calls.isEmpty)
         #expect(FileManager.default.fileExists(atPath: journal.path))
         // A dry run beside the live run neither fails nor touches its journal.
-        let (dry, dryActuator, _) = Self.make(journal: journal, owner: ProcessIdentity(pid: 779, startTimeTicks: 4), dryRun: true)
+        let (dry, dryController, _) = Self.make(journal: journal, owner: ProcessIdentity(pid: 779, startTimeTicks: 4), dryRun: true)
         #expect(try await dry.recoverJournal().isEmpty)
-        #expect(dryActuator.calls.isEmpty)
+        #expect(dryController.calls.isEmpty)
         #expect(FileManager.default.fileExists(atPath: journal.path))
     }
 
@@ -291,14 +229,14 @@ final class TableResolver: WorkloadResolver {
         let warnings = Mutex<[String]>([])
         let resolver = TableResolver()
         resolver.set("background", [Self.process(100)])
-        let actuator = RecordingActuator()
+        let controller = RecordingProcessController()
         let enforcer = Enforcer(
-            policy: Self.policy, resolver: resolver, actuator: actuator, journal: PauseJournal(directory: directory + "/state"),
+            policy: Self.policy, resolver: resolver, controller: controller, journal: PauseJournal(directory: directory + "/state"),
             owner: nil, clock: ManualClock(now: 1), warn: { message in warnings.withLock { $0.append(message) } })
         let actions = await enforcer.update(lowPowerMode: false, thermalState: .fair)
         #expect(actions.first?.targets.map(\.result) == [.failed])
         #expect(actions.first?.targets.first?.detail == "not paused: the pause journal cannot be written")
-        #expect(actuator.calls.isEmpty)
+        #expect(controller.calls.isEmpty)
         #expect(await enforcer.heldTargets.isEmpty)
         #expect(warnings.withLock { $0.count } == 1)
     }
@@ -307,18 +245,18 @@ final class TableResolver: WorkloadResolver {
         let directory = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let journal = PauseJournal(directory: directory)
-        let (enforcer, actuator, _) = Self.make(journal: journal, dryRun: true)
+        let (enforcer, controller, _) = Self.make(journal: journal, dryRun: true)
         let pause = await enforcer.update(lowPowerMode: true, thermalState: .critical)
         #expect(pause.count == 3)
         #expect(pause.allSatisfy { $0.dryRun && $0.targets.allSatisfy { $0.result == .wouldPause } })
         let resume = await enforcer.update(lowPowerMode: false, thermalState: .nominal)
         #expect(resume.allSatisfy { $0.targets.allSatisfy { $0.result == .wouldResume } })
-        #expect(actuator.calls.isEmpty)
+        #expect(controller.calls.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: journal.path))
     }
 
     @Test func protectedMatchesAreReportedAndNeverTouched() async {
-        let (enforcer, actuator, resolver) = Self.make()
+        let (enforcer, controller, resolver) = Self.make()
         resolver.set("background", [Self.process(100)], protected: [
             ProtectedTarget(target: Self.process(1, "systemd"), reason: .initProcess)
         ])
@@ -326,12 +264,12 @@ final class TableResolver: WorkloadResolver {
         let outcomes = actions.first?.targets ?? []
         #expect(outcomes.map(\.result) == [.stopped, .protected])
         #expect(outcomes.last?.detail == "pid 1 is never paused")
-        #expect(!actuator.calls.contains(.stop(1)))
+        #expect(!controller.calls.contains(.stop(1)))
     }
 
     @Test func aProcessGoneBeforeItCouldBeStoppedIsNotHeld() async {
-        let (enforcer, actuator, _) = Self.make()
-        actuator.gone.withLock { _ = $0.insert(101) }
+        let (enforcer, controller, _) = Self.make()
+        controller.gone.withLock { _ = $0.insert(101) }
         let actions = await enforcer.update(lowPowerMode: false, thermalState: .fair)
         #expect(actions.first?.targets.map(\.result) == [.stopped, .gone])
         #expect(await enforcer.heldTargets == [Self.process(100)])
@@ -373,16 +311,16 @@ final class TableResolver: WorkloadResolver {
 }
 
 /// The safety rules for processes and cgroups.
-@Suite struct EnforcerIdentityTests {
-    static let me = EnforcerIdentity(
+@Suite struct SafetyRulesTests {
+    static let me = SafetyRules(
         pid: 500, ancestors: [400, 300], uid: 1000, isRoot: false,
         ownCgroups: ["/user.slice/user-1000.slice/session-1.scope"], initCgroup: "/init.scope")
 
     @Test func processRules() {
         #expect(Self.me.protection(pid: 1, ppid: 0, isKernelThread: false, uid: 0) == .initProcess)
-        #expect(Self.me.protection(pid: 500, ppid: 400, isKernelThread: false, uid: 1000) == .enforcerItself)
-        #expect(Self.me.protection(pid: 400, ppid: 300, isKernelThread: false, uid: 1000) == .enforcerAncestor)
-        #expect(Self.me.protection(pid: 300, ppid: 1, isKernelThread: false, uid: 1000) == .enforcerAncestor)
+        #expect(Self.me.protection(pid: 500, ppid: 400, isKernelThread: false, uid: 1000) == .jouleItself)
+        #expect(Self.me.protection(pid: 400, ppid: 300, isKernelThread: false, uid: 1000) == .jouleParent)
+        #expect(Self.me.protection(pid: 300, ppid: 1, isKernelThread: false, uid: 1000) == .jouleAncestor)
         #expect(Self.me.protection(pid: 2, ppid: 0, isKernelThread: false, uid: 0) == .kernelThread)
         #expect(Self.me.protection(pid: 77, ppid: 2, isKernelThread: false, uid: 0) == .kernelThread)
         #expect(Self.me.protection(pid: 78, ppid: 5, isKernelThread: true, uid: 1000) == .kernelThread)
@@ -395,9 +333,19 @@ final class TableResolver: WorkloadResolver {
         #expect(root.protection(pid: 1, ppid: 0, isKernelThread: false, uid: 0) == .initProcess)
     }
 
+    @Test func everyEngineWordsTheSameRules() {
+        #expect(Protection.jouleParent.monitorDescription == "the monitor's parent is never touched")
+        #expect(Protection.jouleAncestor.monitorDescription == "the monitor's ancestors are never touched")
+        #expect(Protection.jouleAncestor.pauseDescription == "joule enforce never pauses its parent or ancestors")
+        #expect(Protection.initProcess.pauseDescription == "pid 1 is never paused")
+        #expect(Protection.initProcess.monitorDescription == "pid 1 (init) is never touched")
+        #expect(Self.me.protection(holding: "/") == .containsJoule)
+        #expect(Self.me.protection(holding: "/system.slice") == nil)
+    }
+
     @Test func cgroupRules() {
-        #expect(Self.me.protection(cgroup: "/user.slice", owner: 1000) == .containsEnforcer)
-        #expect(Self.me.protection(cgroup: "/user.slice/user-1000.slice/session-1.scope", owner: 1000) == .containsEnforcer)
+        #expect(Self.me.protection(cgroup: "/user.slice", owner: 1000) == .containsJoule)
+        #expect(Self.me.protection(cgroup: "/user.slice/user-1000.slice/session-1.scope", owner: 1000) == .containsJoule)
         #expect(Self.me.protection(cgroup: "/init.scope", owner: 1000) == .containsInit)
         #expect(Self.me.protection(cgroup: "/user.slice/user-1000.slice/session-10.scope", owner: 1000) == nil)
         #expect(Self.me.protection(cgroup: "/system.slice/backup.service", owner: 0) == .otherUser)

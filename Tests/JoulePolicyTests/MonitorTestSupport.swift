@@ -25,56 +25,8 @@ final class JumpingClock: JouleClock {
     }
 }
 
-/// Records what the monitor asks for instead of signalling; checks identities against the
-/// fixture tree as the pidfd controller checks them against /proc.
-final class RecordingController: ProcessController {
-    struct Handle: Sendable, Hashable {
-        let identity: ProcessIdentity
-    }
-
-    let procfs: ProcFS
-    let cgroupRoot: String
-    private let entries = Mutex<[String]>([])
-    /// PIDs whose signals report "already exited".
-    let exited = Mutex<Set<Int32>>([])
-
-    init(root: String) {
-        procfs = ProcFS(root: root)
-        cgroupRoot = root + "/sys/fs/cgroup"
-    }
-
-    var log: [String] { entries.withLock { $0 } }
-    private func record(_ entry: String) { entries.withLock { $0.append(entry) } }
-
-    func open(_ identity: ProcessIdentity) throws(HardwareError) -> Handle? {
-        guard let stat = try procfs.stat(identity.pid), stat.startTimeTicks == identity.startTimeTicks else {
-            record("open \(identity.pid) refused")
-            return nil
-        }
-        record("open \(identity.pid)")
-        return Handle(identity: identity)
-    }
-
-    func send(_ signal: ProcessSignal, to handle: Handle) throws(HardwareError) -> Bool {
-        if exited.withLock({ $0.contains(handle.identity.pid) }) { return false }
-        record("\(signal) \(handle.identity.pid)")
-        return true
-    }
-
-    func close(_ handle: Handle) { record("close \(handle.identity.pid)") }
-
-    func readCPUMax(cgroup: String) throws(HardwareError) -> String {
-        try Syscalls.readText(cgroupRoot + cgroup + "/cpu.max").trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    func writeCPUMax(cgroup: String, value: String) throws(HardwareError) {
-        record("cpu.max \(cgroup) \(value)")
-        try Syscalls.writeControlFile(cgroupRoot + cgroup + "/cpu.max", value + "\n")
-    }
-}
-
 /// A monitor identity unlike any fixture process: pid 9000, parent 8999, uid 1000, not root.
-let testMonitor = MonitorIdentity(pid: 9000, ppid: 8999, uid: 1000, isRoot: false)
+let testMonitor = SafetyRules(pid: 9000, ancestors: [8999], uid: 1000, isRoot: false)
 
 func makeConfiguration(
     limit: Double = 50, window: Double = 10, action: CPUMonitorAction = .kill, interval: Double = 1,
@@ -94,7 +46,7 @@ extension Array where Element == CPUMonitorEvent {
     var reports: [ResourceReport] {
         compactMap { if case .violation(let report, _) = $0 { report } else { nil } }
     }
-    var protections: [ProtectionReason] {
+    var protections: [Protection] {
         compactMap { if case .protected(_, let reason) = $0 { reason } else { nil } }
     }
     var exits: [Int32] {

@@ -1,16 +1,17 @@
 import Foundation
 import JouleHardware
+import JouleTesting
 import Testing
 @testable import JoulePolicy
 
 /// Selectors resolved on a fake /proc and cgroup tree, with the safety rules applied.
 @Suite struct ProcWorkloadResolverTests {
-    static let me = EnforcerIdentity(
+    static let me = SafetyRules(
         pid: 900, ancestors: [800], uid: 1000, isRoot: false,
         ownCgroups: ["/user.slice/user-1000.slice/session-2.scope"], initCgroup: "/init.scope")
 
-    static func resolve(_ tree: FakeProcRoot, _ selectors: [WorkloadSelector], as identity: EnforcerIdentity = me) -> WorkloadResolution {
-        ProcWorkloadResolver(procRoot: tree.root, cgroupRoot: tree.root, identity: identity)
+    static func resolve(_ tree: ProcTree, _ selectors: [WorkloadSelector], as identity: SafetyRules = me) -> WorkloadResolution {
+        ProcWorkloadResolver(procRoot: tree.path, cgroupRoot: tree.path, safety: identity)
             .resolve(WorkloadClass(name: "c", level: .deferrable, selectors: selectors))
     }
 
@@ -19,21 +20,20 @@ import Testing
     }
 
     @Test func processNamesRegexesAndCommandLines() throws {
-        let tree = try FakeProcRoot()
-        defer { tree.remove() }
-        try tree.process(1, comm: "systemd", ppid: 0, uid: 0)
-        try tree.process(2, comm: "kthreadd", ppid: 0, flags: 0x208040, uid: 0)
-        try tree.process(10, comm: "ffmpeg", arguments: ["/usr/bin/ffmpeg", "-i", "in.mkv", "out.mp4"])
-        try tree.process(11, comm: "ffmpeg", uid: 1001)
-        try tree.process(12, comm: "ffmpeg", state: "Z")
-        try tree.process(13, comm: "tracker-miner-f", arguments: ["/usr/libexec/tracker-miner-fs-3"])
-        try tree.process(14, comm: "python3", arguments: ["python3", "/opt/transcode.py", "--fast"])
-        try tree.process(800, comm: "ffmpeg")  // the enforcer's parent, pretending
-        try tree.process(900, comm: "ffmpeg")  // the enforcer itself, pretending
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 1, comm: "systemd", ppid: 0, uid: 0)
+        try tree.addProcess(pid: 2, comm: "kthreadd", ppid: 0, flags: 0x208040, uid: 0)
+        try tree.addProcess(pid: 10, comm: "ffmpeg", cmdline: ["/usr/bin/ffmpeg", "-i", "in.mkv", "out.mp4"])
+        try tree.addProcess(pid: 11, comm: "ffmpeg", uid: 1001)
+        try tree.addProcess(pid: 12, comm: "ffmpeg", state: "Z")
+        try tree.addProcess(pid: 13, comm: "tracker-miner-f", cmdline: ["/usr/libexec/tracker-miner-fs-3"])
+        try tree.addProcess(pid: 14, comm: "python3", cmdline: ["python3", "/opt/transcode.py", "--fast"])
+        try tree.addProcess(pid: 800, comm: "ffmpeg")  // the enforcer's parent, pretending
+        try tree.addProcess(pid: 900, comm: "ffmpeg")  // the enforcer itself, pretending
 
         let byName = Self.resolve(tree, [.process("ffmpeg")])
         #expect(Self.pids(byName.targets) == [10])
-        #expect(byName.protected.map(\.reason) == [.otherUser, .enforcerAncestor, .enforcerItself])
+        #expect(byName.protected.map(\.reason) == [.otherUser, .jouleParent, .jouleItself])
         var root = Self.me
         root.isRoot = true
         #expect(Self.pids(Self.resolve(tree, [.process("ffmpeg")], as: root).targets) == [10, 11])
@@ -52,30 +52,28 @@ import Testing
     }
 
     @Test func pidFiles() throws {
-        let tree = try FakeProcRoot()
-        defer { tree.remove() }
-        try tree.process(10, comm: "indexer", start: 77)
-        try tree.write("10\n", "/run/indexer.pid")
-        try tree.write("  10 \n", "/run/spaced.pid")
-        try tree.write("ten\n", "/run/garbage.pid")
-        try tree.write("4000000\n", "/run/gone.pid")
-        let found = Self.resolve(tree, [.pidFile(tree.root + "/run/indexer.pid")])
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 10, comm: "indexer", startTime: 77)
+        try tree.write("run/indexer.pid", "10\n")
+        try tree.write("run/spaced.pid", "  10 \n")
+        try tree.write("run/garbage.pid", "ten\n")
+        try tree.write("run/gone.pid", "4000000\n")
+        let found = Self.resolve(tree, [.pidFile(tree.path + "/run/indexer.pid")])
         #expect(found.targets == [.process(ProcessIdentity(pid: 10, startTimeTicks: 77), name: "indexer")])
-        #expect(Self.pids(Self.resolve(tree, [.pidFile(tree.root + "/run/spaced.pid")]).targets) == [10])
-        let garbage = Self.resolve(tree, [.pidFile(tree.root + "/run/garbage.pid")])
+        #expect(Self.pids(Self.resolve(tree, [.pidFile(tree.path + "/run/spaced.pid")]).targets) == [10])
+        let garbage = Self.resolve(tree, [.pidFile(tree.path + "/run/garbage.pid")])
         #expect(garbage.targets.isEmpty)
         #expect(garbage.problems.first?.contains("expected a PID on the first line, found \"ten\"") == true)
         // A missing file or a dead PID: the daemon is not running, nothing to do, no problem.
-        #expect(Self.resolve(tree, [.pidFile(tree.root + "/run/none.pid")]) == WorkloadResolution())
-        #expect(Self.resolve(tree, [.pidFile(tree.root + "/run/gone.pid")]) == WorkloadResolution())
+        #expect(Self.resolve(tree, [.pidFile(tree.path + "/run/none.pid")]) == WorkloadResolution())
+        #expect(Self.resolve(tree, [.pidFile(tree.path + "/run/gone.pid")]) == WorkloadResolution())
     }
 
     @Test func unitsAreFoundThroughTheCgroupsTheirProcessesAreIn() throws {
-        let tree = try FakeProcRoot()
-        defer { tree.remove() }
-        try tree.process(20, comm: "restic", cgroup: "/system.slice/restic-backup.service")
-        try tree.process(21, comm: "sh", cgroup: "/system.slice/restic-backup.service/payload")
-        try tree.process(22, comm: "syncthing", cgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/syncthing.service")
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 20, comm: "restic", cgroup: "/system.slice/restic-backup.service")
+        try tree.addProcess(pid: 21, comm: "sh", cgroup: "/system.slice/restic-backup.service/payload")
+        try tree.addProcess(pid: 22, comm: "syncthing", cgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/syncthing.service")
         try tree.cgroup("/system.slice/restic-backup.service")
         try tree.cgroup("/user.slice/user-1000.slice/user@1000.service/app.slice/syncthing.service")
         var root = Self.me
@@ -89,74 +87,18 @@ import Testing
         let missing = Self.resolve(tree, [.cgroup("/nope.slice")], as: root)
         #expect(missing.targets.isEmpty)
         #expect(missing.problems.first?.contains("no such cgroup") == true)
-        #expect(Self.resolve(tree, [.cgroup("/user.slice")], as: root).protected.map(\.reason) == [.containsEnforcer])
+        #expect(Self.resolve(tree, [.cgroup("/user.slice")], as: root).protected.map(\.reason) == [.containsJoule])
         #expect(Self.resolve(tree, [.cgroup("/system.slice/restic-backup.service")], as: root).targets.count == 1)
     }
 
     @Test func aliveMeansSameStartTimeAndNotAZombie() throws {
-        let tree = try FakeProcRoot()
-        defer { tree.remove() }
-        try tree.process(30, comm: "a", start: 100)
-        try tree.process(31, comm: "b", state: "Z", start: 100)
-        let resolver = ProcWorkloadResolver(procRoot: tree.root, cgroupRoot: tree.root, identity: Self.me)
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 30, comm: "a", startTime: 100)
+        try tree.addProcess(pid: 31, comm: "b", state: "Z", startTime: 100)
+        let resolver = ProcWorkloadResolver(procRoot: tree.path, cgroupRoot: tree.path, safety: Self.me)
         #expect(resolver.isAlive(ProcessIdentity(pid: 30, startTimeTicks: 100)))
         #expect(!resolver.isAlive(ProcessIdentity(pid: 30, startTimeTicks: 101)))
         #expect(!resolver.isAlive(ProcessIdentity(pid: 31, startTimeTicks: 100)))
         #expect(!resolver.isAlive(ProcessIdentity(pid: 32, startTimeTicks: 100)))
-    }
-}
-
-/// The live actuator: the freezer through a fake cgroup root, signals on a real child.
-@Suite struct LivePauseActuatorTests {
-    @Test func freezesAndThawsThroughTheRoot() throws {
-        let tree = try FakeProcRoot()
-        defer { tree.remove() }
-        try tree.cgroup("/system.slice/backup.service")
-        let actuator = LivePauseActuator(procRoot: "/", cgroupRoot: tree.root)
-        #expect(try actuator.freeze(cgroup: "/system.slice/backup.service") == .freezing)
-        let freeze = tree.root + "/sys/fs/cgroup/system.slice/backup.service/cgroup.freeze"
-        #expect(try String(contentsOfFile: freeze, encoding: .utf8) == "1\n")
-        try tree.write("populated 1\nfrozen 1\n", "/sys/fs/cgroup/system.slice/backup.service/cgroup.events")
-        #expect(try actuator.freeze(cgroup: "/system.slice/backup.service") == .frozen)
-        #expect(try actuator.thaw(cgroup: "/system.slice/backup.service") == .thawed)
-        #expect(try String(contentsOfFile: freeze, encoding: .utf8) == "0\n")
-        #expect(throws: HardwareError.self) { try actuator.freeze(cgroup: "/missing.slice") }
-    }
-
-    static func state(_ pid: Int32) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
-        return text[text.index(after: close)...].split(separator: " ").first.map(String.init)
-    }
-
-    static func wait(_ pid: Int32, for letter: String) -> Bool {
-        for _ in 0..<500 where state(pid) != letter { usleep(10_000) }
-        return state(pid) == letter
-    }
-
-    @Test func stopsAndContinuesARealChildByIdentity() throws {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        child.arguments = ["600"]
-        try child.run()
-        let pid = child.processIdentifier
-        defer {
-            kill(pid, SIGKILL)
-            kill(pid, SIGCONT)
-            child.waitUntilExit()
-        }
-        let stat = try #require(try ProcFS().stat(pid))
-        let actuator = LivePauseActuator()
-        // A stale identity (same PID, other start time) is never signalled.
-        #expect(try actuator.stop(ProcessIdentity(pid: pid, startTimeTicks: stat.startTimeTicks + 1)) == nil)
-        let handle = try #require(try actuator.stop(stat.identity))
-        #expect(Self.wait(pid, for: "T"))
-        #expect(try actuator.resume(handle))
-        actuator.release(handle)
-        #expect(Self.wait(pid, for: "S"))
-        kill(pid, SIGSTOP)
-        #expect(Self.wait(pid, for: "T"))
-        #expect(try actuator.resumeLeftover(stat.identity))
-        #expect(Self.wait(pid, for: "S"))
     }
 }

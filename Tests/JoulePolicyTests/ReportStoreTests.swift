@@ -21,7 +21,7 @@ import Testing
         let clock = JumpingClock()
         let engine = try CPUMonitor(
             configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [100])),
-            root: tree.path, clock: clock, controller: RecordingController(root: tree.path), monitor: testMonitor,
+            root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), safety: testMonitor,
             store: store, ticksPerSecond: 100)
         var events: [CPUMonitorEvent] = []
         for second in 0...3 {

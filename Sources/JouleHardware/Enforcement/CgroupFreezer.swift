@@ -3,6 +3,9 @@
 ///
 /// Cgroup paths are written as /proc/PID/cgroup writes them (`/system.slice/x.service`),
 /// relative to the mount.
+///
+/// Every `cgroup.freeze` it writes `1` to is recorded in the crash guard table first (see
+/// `Syscalls.installPauseGuards()`) and forgotten once thawed, so even a crash thaws it.
 public struct CgroupFreezer: Sendable {
     public let mount: String
 
@@ -13,10 +16,7 @@ public struct CgroupFreezer: Sendable {
     }
 
     /// The directory of `cgroup`.
-    public func directory(_ cgroup: String) -> String {
-        let relative = cgroup.split(separator: "/").joined(separator: "/")
-        return relative.isEmpty ? mount : mount + "/" + relative
-    }
+    public func directory(_ cgroup: String) -> String { CgroupPath(cgroup).directory(mount: mount) }
 
     public func freezeFile(_ cgroup: String) -> String { directory(cgroup) + "/cgroup.freeze" }
     public func eventsFile(_ cgroup: String) -> String { directory(cgroup) + "/cgroup.events" }
@@ -26,15 +26,36 @@ public struct CgroupFreezer: Sendable {
 
     /// Writes `1` to `cgroup.freeze`, then reads back the state. Throws when the cgroup has no
     /// freezer (ENOENT: missing, the root cgroup, or cgroup v1) or the write is refused.
+    /// Throws without writing when the crash guard has no room left.
     public func freeze(_ cgroup: String) throws(HardwareError) -> CgroupFreezeState {
-        try Syscalls.writeControlFile(freezeFile(cgroup), "1\n")
+        let file = freezeFile(cgroup)
+        guard Syscalls.markPossiblyFrozen(file) else {
+            throw HardwareError(operation: "freeze", path: file, detail: "too many frozen cgroups to guard")
+        }
+        do {
+            try Syscalls.writeControlFile(file, "1\n")
+        } catch {
+            // Nothing was frozen when the write failed.
+            Syscalls.unmarkPossiblyFrozen(file)
+            throw error
+        }
+        // A failed read-back keeps the mark: the cgroup may be frozen.
         return try state(cgroup)
     }
 
-    /// Writes `0` to `cgroup.freeze`, then reads back the state.
+    /// Writes `0` to `cgroup.freeze`, then reads back the state; forgets the crash guard entry
+    /// once thawed (or once the cgroup is gone: a removed cgroup needs no thaw).
     public func thaw(_ cgroup: String) throws(HardwareError) -> CgroupFreezeState {
-        try Syscalls.writeControlFile(freezeFile(cgroup), "0\n")
-        return try state(cgroup)
+        let file = freezeFile(cgroup)
+        do {
+            try Syscalls.writeControlFile(file, "0\n")
+            let state = try state(cgroup)
+            if state == .thawed { Syscalls.unmarkPossiblyFrozen(file) }
+            return state
+        } catch {
+            if !exists(cgroup) { Syscalls.unmarkPossiblyFrozen(file) }
+            throw error
+        }
     }
 
     /// The state from `cgroup.freeze` and `cgroup.events`. A `cgroup.events` without a
@@ -76,9 +97,22 @@ public struct CgroupFreezer: Sendable {
     /// The immediate child cgroups, as cgroup paths.
     public func children(_ cgroup: String) -> [String] {
         guard let names = try? Syscalls.listDirectory(directory(cgroup)) else { return [] }
-        let base = cgroup.hasSuffix("/") ? cgroup : cgroup + "/"
+        let path = CgroupPath(cgroup)
         return names.sorted().compactMap { name in
-            Syscalls.kind(of: directory(cgroup) + "/" + name) == .directory ? base + name : nil
+            Syscalls.kind(of: directory(cgroup) + "/" + name) == .directory ? path.appending(name).description : nil
         }
+    }
+
+    /// The PIDs in `cgroup` and every cgroup below it, read afresh on each call.
+    public func processesInTree(_ cgroup: String) -> [Int32] {
+        var result: [Int32] = []
+        var pending = [cgroup]
+        var visited = 0
+        while let next = pending.popLast(), visited < 4096 {
+            visited += 1
+            result += processes(next)
+            pending += children(next)
+        }
+        return result
     }
 }

@@ -103,6 +103,9 @@ extension Syscalls {
         if let slot = frozenSlot(of: bytes) { frozenTable[slot * frozenSlotSize] = 0 }
     }
 
+    /// Whether `freezeFile` is recorded as possibly frozen (for tests of the freezer).
+    static func isMarkedPossiblyFrozen(_ freezeFile: String) -> Bool { frozenSlot(of: Array(freezeFile.utf8)) != nil }
+
     private static func frozenSlot(of bytes: [UInt8]) -> Int? {
         for slot in 0..<frozenSlotCount {
             let start = frozenTable + slot * frozenSlotSize

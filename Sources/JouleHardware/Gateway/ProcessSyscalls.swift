@@ -104,10 +104,6 @@ extension Syscalls {
         }
     }
 
-    /// kill(2) by number. Only for the last-resort SIGCONT of a crash handler; everything else
-    /// signals through pidfds.
-    public static func sendSignal(_ signal: Int32, to pid: Int32) -> Bool { kill(pid, signal) == 0 }
-
     /// mkdir -p with `mode` for each created level.
     public static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(HardwareError) {
         if kind(of: path) == .directory { return }
@@ -175,9 +171,6 @@ extension Syscalls {
     /// signal(2) with SIG_IGN, so a Dispatch signal source alone sees the signal.
     public static func ignoreSignal(_ signal: Int32) { _ = Glibc.signal(signal, SIG_IGN) }
 
-    /// Restores the default action of `signal`.
-    public static func defaultSignal(_ signal: Int32) { _ = Glibc.signal(signal, SIG_DFL) }
-
     // MARK: stopped-process guard
 
     /// PIDs this process has stopped with SIGSTOP, readable from a signal handler: a fixed table
@@ -230,5 +223,10 @@ extension Syscalls {
     /// Forgets `pid` once it has been continued for good (or has exited).
     public static func unmarkPossiblyStopped(_ pid: Int32) {
         for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { stoppedTable[index] = 0 }
+    }
+
+    /// Whether `pid` is recorded as possibly stopped (for tests of process control).
+    static func isMarkedPossiblyStopped(_ pid: Int32) -> Bool {
+        (0..<stoppedTableCapacity).contains { stoppedTable[$0] == pid }
     }
 }

@@ -188,9 +188,6 @@ extension Syscalls {
         return stat(path, &info) == 0 ? nil : Errno.current
     }
 
-    /// access(2) with R_OK: whether this process may read `path`.
-    public static func canRead(_ path: String) -> Bool { access(path, R_OK) == 0 }
-
     /// open(2) with a creation mode, retrying EINTR.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(HardwareError) -> Int32 {
         while true {

@@ -1,19 +1,31 @@
-/// Live process control: pidfd_open(2) then an identity check, pidfd_send_signal(2),
-/// and cgroup files under `ROOT/sys/fs/cgroup`.
+/// Live process control: pidfd_open(2) then an identity check, pidfd_send_signal(2), the
+/// cgroup v2 freezer and CPU bandwidth files under `ROOT/sys/fs/cgroup`.
+///
+/// Every process it stops is recorded in the stopped-process table before SIGSTOP and
+/// forgotten after SIGCONT, SIGKILL or once gone; every cgroup it freezes likewise (see
+/// `CgroupFreezer`). With the handlers of `installCrashGuards()` a crash continues and thaws
+/// them all.
 public struct PidfdProcessController: ProcessController {
-    /// A pidfd and the PID it was opened for (for messages).
+    /// A pidfd and the PID it was opened for (for messages and the crash guard).
     public struct Handle: Sendable, Hashable {
         public let pid: Int32
         let fd: Int32
     }
 
     public let procfs: ProcFS
-    public let cgroupMount: String
+    public let freezer: CgroupFreezer
+    public let cpu: CgroupCPUControl
 
-    public init(root: String = "/") {
+    /// `root` prefixes /proc; `cgroupRoot` prefixes /sys/fs/cgroup (default: `root`).
+    public init(root: String = "/", cgroupRoot: String? = nil) {
         procfs = ProcFS(root: root)
-        cgroupMount = procfs.rootPrefix + "/sys/fs/cgroup"
+        freezer = CgroupFreezer(root: cgroupRoot ?? root)
+        cpu = CgroupCPUControl(root: cgroupRoot ?? root)
     }
+
+    /// Installs the crash handlers that continue every stopped process and thaw every frozen
+    /// cgroup, then die of the original signal. Call once, from the main thread, at startup.
+    public static func installCrashGuards() { Syscalls.installPauseGuards() }
 
     public func open(_ identity: ProcessIdentity) throws(HardwareError) -> Handle? {
         let fd: Int32
@@ -39,7 +51,33 @@ public struct PidfdProcessController: ProcessController {
         return Handle(pid: identity.pid, fd: fd)
     }
 
-    public func send(_ signal: ProcessSignal, to handle: Handle) throws(HardwareError) -> Bool {
+    public func stop(_ handle: Handle) throws(HardwareError) -> Bool {
+        guard Syscalls.markPossiblyStopped(handle.pid) else {
+            throw HardwareError(operation: "stop", path: "pid \(handle.pid)", detail: "too many stopped processes to guard")
+        }
+        do {
+            if try send(.stop, to: handle) { return true }
+        } catch {
+            Syscalls.unmarkPossiblyStopped(handle.pid)
+            throw error
+        }
+        Syscalls.unmarkPossiblyStopped(handle.pid)
+        return false
+    }
+
+    public func resume(_ handle: Handle) throws(HardwareError) -> Bool {
+        let continued = try send(.cont, to: handle)
+        Syscalls.unmarkPossiblyStopped(handle.pid)
+        return continued
+    }
+
+    public func kill(_ handle: Handle) throws(HardwareError) -> Bool {
+        let killed = try send(.kill, to: handle)
+        Syscalls.unmarkPossiblyStopped(handle.pid)
+        return killed
+    }
+
+    private func send(_ signal: ProcessSignal, to handle: Handle) throws(HardwareError) -> Bool {
         do {
             try Syscalls.pidfdSendSignal(handle.fd, signal: signal.number, pid: handle.pid)
             return true
@@ -51,16 +89,16 @@ public struct PidfdProcessController: ProcessController {
 
     public func close(_ handle: Handle) { Syscalls.close(handle.fd) }
 
-    public func cpuMaxPath(_ cgroup: String) -> String {
-        let relative = cgroup.hasPrefix("/") ? String(cgroup.dropFirst()) : cgroup
-        return relative.isEmpty ? cgroupMount + "/cpu.max" : "\(cgroupMount)/\(relative)/cpu.max"
-    }
+    public func freeze(cgroup: String) throws(HardwareError) -> CgroupFreezeState { try freezer.freeze(cgroup) }
+    public func thaw(cgroup: String) throws(HardwareError) -> CgroupFreezeState { try freezer.thaw(cgroup) }
+    public func freezeState(cgroup: String) throws(HardwareError) -> CgroupFreezeState { try freezer.state(cgroup) }
 
-    public func readCPUMax(cgroup: String) throws(HardwareError) -> String {
-        try Syscalls.readText(cpuMaxPath(cgroup)).procTrimmed([" ", "\n"])
+    public func readCPUMax(cgroup: CgroupPath) throws(HardwareError) -> String { try cpu.readCPUMax(cgroup) }
+    public func writeCPUMax(cgroup: CgroupPath, value: String) throws(HardwareError) {
+        try cpu.writeCPUMax(cgroup, value)
     }
-
-    public func writeCPUMax(cgroup: String, value: String) throws(HardwareError) {
-        try Syscalls.writeControlFile(cpuMaxPath(cgroup), value + "\n")
-    }
+    public func cpuControllerEnabled(for cgroup: CgroupPath) -> Bool { cpu.cpuEnabled(for: cgroup) }
+    public func enableCPUController(for cgroup: CgroupPath) throws(HardwareError) { try cpu.enableCPU(for: cgroup) }
+    public func disableCPUController(for cgroup: CgroupPath) throws(HardwareError) { try cpu.disableCPU(for: cgroup) }
+    public func processes(inTree cgroup: CgroupPath) -> [Int32] { freezer.processesInTree(cgroup.description) }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import JouleHardware
 
 /// XNU's CPU monitor on Linux. 100 % is one core; a watched process may spend
@@ -7,10 +6,15 @@ import JouleHardware
 /// inside the window exceeds that budget.
 ///
 /// The engine takes a root (so fixture /proc trees drive it), a clock (so tests step time),
-/// and a process controller (pidfds live, a recorder in tests). `step()` samples once;
-/// `advanceThrottle()` runs the SIGSTOP/SIGCONT duty cycle; `run()` loops both until the
+/// and process control (pidfds live, a recorder in tests). `step()` samples once;
+/// `advanceThrottle()` runs the SIGSTOP/SIGCONT duty cycles; `run()` loops both until the
 /// duration ends or the task is cancelled, and always continues every process it stopped
-/// and restores every cgroup limit it changed on the way out.
+/// and restores every cgroup file it changed on the way out.
+///
+/// A watched cgroup is throttled through its `cpu.max`. When that file is missing or cannot
+/// be written, the `cpu` controller is enabled in the parent's `cgroup.subtree_control` if
+/// the kernel allows it; otherwise every process in the cgroup and below is duty cycled.
+/// Throttling never fails open.
 public actor CPUMonitor<Controller: ProcessController> {
     public let configuration: CPUMonitorConfiguration
     public let root: String
@@ -18,10 +22,10 @@ public actor CPUMonitor<Controller: ProcessController> {
     private let controller: Controller
     private let procfs: ProcFS
     private let sampler: ProcessSampler
-    private let monitor: MonitorIdentity
+    private let safety: SafetyRules
     private let store: ReportStore?
-    private let system: SystemIdentity
-    private let patterns: [Regex<AnyRegexOutput>]
+    private let reports: ResourceReportBuilder
+    private let matcher: ProcessMatcher
 
     private enum Verdict { case ignored, protected, watched, finished }
 
@@ -34,21 +38,14 @@ public actor CPUMonitor<Controller: ProcessController> {
         var held = false
     }
 
-    private struct Throttle {
-        var handle: Controller.Handle
-        var duty: Double
-        var stopped = false
-        var slotStart: Double
-        var stopAt: Double?
-        var lastNanoseconds: UInt64
-        var lastTime: Double
-    }
-
     private var verdicts: [ProcessIdentity: Verdict] = [:]
     private var watches: [ProcessIdentity: Watch] = [:]
-    private var throttles: [ProcessIdentity: Throttle] = [:]
-    /// Original `cpu.max` of each cgroup we limited, restored on the way out.
-    private var cgroupOriginals: [String: String] = [:]
+    private var throttler: DutyCycleThrottler<Controller>
+    private var limiter: CgroupCPULimiter<Controller>
+    /// How each throttled cgroup is held (the report's `actionTaken`), decided once.
+    private var cgroupActions: [CgroupPath: String] = [:]
+    /// Whether a process found in a duty-cycled cgroup may be stopped (the safety rules).
+    private var memberVerdicts: [ProcessIdentity: Bool] = [:]
     private var ticksPerSecond: Int { sampler.ticksPerSecond }
 
     /// Thread times come from task stat files, in clock ticks.
@@ -64,28 +61,33 @@ public actor CPUMonitor<Controller: ProcessController> {
 
     public init(
         configuration: CPUMonitorConfiguration, root: String = "/", clock: any JouleClock,
-        controller: Controller, monitor: MonitorIdentity = .current(), store: ReportStore?,
-        ticksPerSecond: Int = Syscalls.clockTicksPerSecond()
+        controller: Controller, safety: SafetyRules = .current(), store: ReportStore?,
+        ticksPerSecond: Int = CurrentProcess.clockTicksPerSecond
     ) throws(CPUMonitorError) {
         try configuration.validate()
-        var compiled: [Regex<AnyRegexOutput>] = []
+        var patterns: [ProcessMatcher.Pattern] = []
         for pattern in configuration.selectors.patterns {
-            do {
-                compiled.append(try Regex(pattern))
-            } catch {
-                throw .invalidPattern(pattern, "\(error)")
+            switch ProcessMatcher.compile(pattern) {
+            case .success(let regex): patterns.append(.commOrCommandRegex(regex))
+            case .failure(let error): throw .invalidPattern(pattern, error.reason)
             }
         }
+        let selectors = configuration.selectors
+        matcher = ProcessMatcher(
+            pids: selectors.pids, uids: selectors.uids, cgroups: selectors.cgroups.map(CgroupPath.init), patterns: patterns)
         self.configuration = configuration
         self.root = root
         self.clock = clock
         self.controller = controller
-        self.monitor = monitor
+        self.safety = safety
         self.store = store
         procfs = ProcFS(root: root)
+        throttler = DutyCycleThrottler(
+            controller: controller, period: configuration.throttlePeriodSeconds, limitPercent: configuration.limitPercent)
+        limiter = CgroupCPULimiter(controller: controller)
         sampler = ProcessSampler(root: root, ticksPerSecond: ticksPerSecond)
-        system = SystemIdentity.read(root: root)
-        patterns = compiled
+        reports = ResourceReportBuilder(
+            inspector: ProcessInspector(root: root), system: SystemIdentity.read(root: root), configuration: configuration)
     }
 
     // MARK: inspection (for tests and status lines)
@@ -101,11 +103,23 @@ public actor CPUMonitor<Controller: ProcessController> {
     /// Duty cycle state of throttled processes: fraction of each slot they may run, and
     /// whether they are stopped right now.
     public var throttleStates: [ProcessIdentity: (duty: Double, stopped: Bool)] {
-        throttles.mapValues { ($0.duty, $0.stopped) }
+        throttler.processes.mapValues { ($0.cycle.duty, $0.cycle.stopped) }
     }
 
     /// Cgroups whose `cpu.max` we changed, with the value to restore.
-    public var limitedCgroups: [String: String] { cgroupOriginals }
+    public var limitedCgroups: [String: String] {
+        Dictionary(uniqueKeysWithValues: limiter.originals.map { ($0.key.description, $0.value) })
+    }
+
+    /// Cgroups whose parent got the `cpu` controller from us.
+    public var cpuControllerEnabledCgroups: [String] { limiter.enabled.map(\.description) }
+
+    /// Cgroups held by duty cycling: the duty, and the PIDs stopped right now.
+    public var dutyCycledCgroups: [String: (duty: Double, stopped: [Int32])] {
+        Dictionary(uniqueKeysWithValues: throttler.groups.map { cgroup, group in
+            (cgroup.description, (group.cycle.duty, group.stopped.map(\.pid).sorted()))
+        })
+    }
 
     // MARK: sampling
 
@@ -123,6 +137,11 @@ public actor CPUMonitor<Controller: ProcessController> {
         var events: [CPUMonitorEvent] = []
         var seen = Set<ProcessIdentity>()
         seen.reserveCapacity(samples.count)
+        if !throttler.groups.isEmpty {
+            var times: [ProcessIdentity: UInt64] = [:]
+            for sample in samples { times[sample.identity] = sample.cpuNanoseconds }
+            throttler.observe(samples: times, time: now)
+        }
         for sample in samples {
             let identity = sample.identity
             seen.insert(identity)
@@ -142,9 +161,10 @@ public actor CPUMonitor<Controller: ProcessController> {
             if let watch = watches.removeValue(forKey: identity), verdicts[identity] == .watched {
                 events.append(.exited(identity, name: watch.facts.name))
             }
-            dropThrottle(identity)
+            throttler.drop(identity)
             verdicts[identity] = nil
         }
+        memberVerdicts = memberVerdicts.filter { seen.contains($0.key) }
 
         let budget = configuration.budgetSeconds
         let sampleAllThreads = watches.count <= Self.alwaysSampleThreadsUpTo
@@ -153,7 +173,9 @@ public actor CPUMonitor<Controller: ProcessController> {
             watch.history.trim(now: now, window: configuration.windowSeconds)
             watches[identity] = watch
             let usage = watch.history.usage()
-            if throttles[identity] != nil, let latest = watch.history.latest { adjustDuty(identity, latest, now: now) }
+            if let latest = watch.history.latest {
+                throttler.observe(identity, nanoseconds: latest.nanoseconds, time: latest.time)
+            }
             if sampleAllThreads || (usage?.cpuSeconds ?? 0) >= budget * Self.threadSamplingBudgetFraction {
                 sampleThreads(identity, now: now)
             }
@@ -170,35 +192,23 @@ public actor CPUMonitor<Controller: ProcessController> {
         let pid = sample.pid
         if !selectors.pids.isEmpty && !selectors.pids.contains(pid) { return (.ignored, nil) }
         guard let stat = try? procfs.stat(pid), stat.startTimeTicks == sample.startTimeTicks else { return nil }
-        let needCommandLine = !patterns.isEmpty
+        let needCommandLine = matcher.needsCommandLine
         let facts = ProcessFacts(
             identity: sample.identity, name: stat.comm, ppid: stat.ppid,
             isKernelThread: stat.isKernelThread, uid: procfs.status(pid)?.realUID,
             commandLine: needCommandLine ? procfs.commandLine(pid) : nil, cgroup: procfs.cgroup(pid))
-        guard matches(facts) else { return (.ignored, nil) }
-        if let reason = ProtectionReason.check(facts, monitor: monitor) {
+        let candidate = ProcessMatcher.Candidate(
+            pid: pid, comm: facts.name, uid: { facts.uid }, commandLine: { facts.commandLine }, cgroup: { facts.cgroup })
+        guard matcher.matches(candidate) else { return (.ignored, nil) }
+        if let reason = protection(facts) {
             return (.protected, .protected(facts, reason))
         }
         watches[sample.identity] = Watch(facts: facts)
         return (.watched, .watching(facts))
     }
 
-    private func matches(_ facts: ProcessFacts) -> Bool {
-        let selectors = configuration.selectors
-        if !selectors.pids.isEmpty && !selectors.pids.contains(facts.pid) { return false }
-        if !selectors.uids.isEmpty {
-            guard let uid = facts.uid, selectors.uids.contains(uid) else { return false }
-        }
-        if !selectors.cgroups.isEmpty && selectors.matchingCgroup(facts.cgroup) == nil { return false }
-        if !patterns.isEmpty {
-            let commandLine = facts.commandLine?.joined(separator: " ")
-            let found = patterns.contains { pattern in
-                (try? pattern.firstMatch(in: facts.name)) != nil
-                    || commandLine.map { (try? pattern.firstMatch(in: $0)) != nil } == true
-            }
-            if !found { return false }
-        }
-        return true
+    private func protection(_ facts: ProcessFacts) -> Protection? {
+        safety.protection(pid: facts.pid, ppid: facts.ppid, isKernelThread: facts.isKernelThread, uid: facts.uid)
     }
 
     private func sampleThreads(_ identity: ProcessIdentity, now: Double) {
@@ -245,7 +255,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             var report = makeReport(identity, usage, fatal: true, actionTaken: "killed with SIGKILL through a pidfd",
                                     terminationReason: "CPU monitor: \(usageLine(usage)) (EXC_RESOURCE CPU_FATAL, SIGKILL)")
             do {
-                guard try controller.send(.kill, to: handle) else { return vanished(identity, watch) }
+                guard try controller.kill(handle) else { return vanished(identity, watch) }
             } catch {
                 report.fatal = false
                 report.actionTaken = "none: SIGKILL failed: \(error)"
@@ -257,7 +267,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             verdicts[identity] = .finished
             return write(report)
         case .throttle:
-            if let cgroup = configuration.selectors.matchingCgroup(watch.facts.cgroup) {
+            if let cgroup = matcher.matchingCgroup(watch.facts.cgroup) {
                 return throttleCgroup(cgroup, identity, usage)
             }
             let handle: Controller.Handle
@@ -267,36 +277,80 @@ public actor CPUMonitor<Controller: ProcessController> {
             } catch {
                 return [.failure("cannot open \(watch.facts.name) [\(identity.pid)] to throttle it: \(error)")]
             }
-            let now = clock.now()
             // Start from the duty that would have held the observed average to the limit.
-            let duty = Self.clampDuty(configuration.limitPercent / max(usage.percent, 1))
-            throttles[identity] = Throttle(
-                handle: handle, duty: duty, slotStart: -Double.infinity, lastNanoseconds: watch.history.latest?.nanoseconds ?? 0,
-                lastTime: now)
+            throttler.hold(
+                identity, handle: handle, duty: configuration.limitPercent / max(usage.percent, 1),
+                nanoseconds: watch.history.latest?.nanoseconds ?? 0, now: clock.now())
             watches[identity]?.held = true
             return finishNonFatal(identity, usage,
                                   actionTaken: "throttled to \(limit) of one core by SIGSTOP/SIGCONT duty cycling")
         }
     }
 
-    private func throttleCgroup(_ cgroup: String, _ identity: ProcessIdentity, _ usage: WindowUsage) -> [CPUMonitorEvent] {
-        let period = 100_000
-        let quota = max(1000, Int((configuration.limitPercent / 100 * Double(period)).rounded()))
-        let value = "\(quota) \(period)"
-        do {
-            if cgroupOriginals[cgroup] == nil {
-                cgroupOriginals[cgroup] = try controller.readCPUMax(cgroup: cgroup)
-                try controller.writeCPUMax(cgroup: cgroup, value: value)
+    private func throttleCgroup(_ cgroup: CgroupPath, _ identity: ProcessIdentity, _ usage: WindowUsage) -> [CPUMonitorEvent] {
+        var events: [CPUMonitorEvent] = []
+        let actionTaken: String
+        if let decided = cgroupActions[cgroup] {
+            actionTaken = decided
+        } else {
+            let limit = ReportStore.percent(configuration.limitPercent)
+            let period = 100_000
+            let quota = max(1000, Int((configuration.limitPercent / 100 * Double(period)).rounded()))
+            let value = "\(quota) \(period)"
+            // A cgroup holding the monitor or pid 1 is never limited as a whole: only the
+            // processes in it that the safety rules allow are duty cycled.
+            let outcome: CgroupCPULimiter<Controller>.Outcome =
+                if let held = safety.protection(holding: cgroup.description) {
+                    .unavailable(held.monitorDescription)
+                } else {
+                    limiter.limit(cgroup, to: value)
+                }
+            switch outcome {
+            case .limited(enabledController: false):
+                actionTaken = "throttled: cgroup \(cgroup) limited to \(limit) of one core (cpu.max \(value))"
+            case .limited(enabledController: true):
+                let parent = cgroup.parent ?? .root
+                let control = parent.isRoot ? "/cgroup.subtree_control" : "\(parent)/cgroup.subtree_control"
+                actionTaken = "throttled: cgroup \(cgroup) limited to \(limit) of one core (cpu.max \(value), "
+                    + "after enabling the cpu controller in \(control))"
+                events.append(.throttling(
+                    "cgroup \(cgroup): cpu.max was unavailable, so the cpu controller is enabled in "
+                        + "\(control) and the limit set through cpu.max; both are undone on exit"))
+            case .unavailable(let reason):
+                actionTaken = "throttled: cgroup \(cgroup) held to \(limit) of one core by SIGSTOP/SIGCONT duty cycling "
+                    + "of its processes (cpu.max unavailable: \(reason))"
+                events.append(.throttling(
+                    "cgroup \(cgroup): cannot limit through cpu.max (\(reason)); throttling its processes by "
+                        + "SIGSTOP/SIGCONT duty cycling instead"))
+                // Start from the duty that would have held the observed average to the limit.
+                throttler.hold(cgroup: cgroup, duty: configuration.limitPercent / max(usage.percent, 1), now: clock.now())
             }
-        } catch {
-            cgroupOriginals[cgroup] = nil
-            return [.failure("cannot limit cgroup \(cgroup) through cpu.max: \(error)")]
+            cgroupActions[cgroup] = actionTaken
         }
-        for (other, watch) in watches where configuration.selectors.matchingCgroup(watch.facts.cgroup) == cgroup {
+        for (other, watch) in watches where matcher.matchingCgroup(watch.facts.cgroup) == cgroup {
             watches[other]?.held = true
         }
-        return finishNonFatal(identity, usage,
-                              actionTaken: "throttled: cgroup \(cgroup) limited to \(ReportStore.percent(configuration.limitPercent)) of one core (cpu.max \(value))")
+        return events + finishNonFatal(identity, usage, actionTaken: actionTaken)
+    }
+
+    /// The processes of a duty-cycled cgroup (and below) that the safety rules let us stop.
+    private func stoppableMembers(_ cgroup: CgroupPath) -> [ProcessIdentity] {
+        var members: [ProcessIdentity] = []
+        for pid in controller.processes(inTree: cgroup) {
+            guard let stat = try? procfs.stat(pid), stat.state != .zombie else { continue }
+            let identity = stat.identity
+            if let allowed = memberVerdicts[identity] {
+                if allowed { members.append(identity) }
+                continue
+            }
+            let facts = ProcessFacts(
+                identity: identity, name: stat.comm, ppid: stat.ppid, isKernelThread: stat.isKernelThread,
+                uid: procfs.status(pid)?.realUID, commandLine: nil, cgroup: procfs.cgroup(pid))
+            let allowed = protection(facts) == nil
+            memberVerdicts[identity] = allowed
+            if allowed { members.append(identity) }
+        }
+        return members
     }
 
     private func finishNonFatal(_ identity: ProcessIdentity, _ usage: WindowUsage, actionTaken: String) -> [CPUMonitorEvent] {
@@ -337,136 +391,30 @@ public actor CPUMonitor<Controller: ProcessController> {
         _ identity: ProcessIdentity, _ usage: WindowUsage, fatal: Bool, actionTaken: String, terminationReason: String?
     ) -> ResourceReport {
         let watch = watches[identity]
-        let facts = watch?.facts
-        let pid = identity.pid
-        var threads: [ReportThread] = []
-        if let watch {
-            for stat in watch.latestThreads.prefix(256) {
-                let cpu = watch.threadHistories[stat.identity]?.usage()?.cpuSeconds
-                threads.append(ReportThread(
-                    tid: stat.pid, name: stat.comm, state: stat.state.name, cpuSeconds: cpu,
-                    wchan: procfs.wchan(pid, stat.pid), kernelStack: procfs.kernelStack(pid, stat.pid), heaviest: false))
-            }
-            let heaviest = threads.indices.max { a, b in
-                let (x, y) = (threads[a].cpuSeconds ?? -1, threads[b].cpuSeconds ?? -1)
-                if x != y { return x < y }
-                return watch.latestThreads[a].cpuTicks < watch.latestThreads[b].cpuTicks
-            }
-            if let heaviest { threads[heaviest].heaviest = true }
+        let threads = (watch?.latestThreads ?? []).map { stat in
+            ResourceReportBuilder.ThreadSample(stat: stat, cpuSeconds: watch?.threadHistories[stat.identity]?.usage()?.cpuSeconds)
         }
-        let ppid = facts?.ppid ?? 0
-        return ResourceReport(
-            timestamp: Date(timeIntervalSince1970: clock.now()), processName: facts?.name ?? "pid \(pid)", pid: pid,
-            processStartTimeTicks: identity.startTimeTicks, path: procfs.executablePath(pid),
-            commandLine: facts?.commandLine ?? procfs.commandLine(pid),
-            parentName: (try? procfs.stat(ppid))??.comm, parentPid: ppid, uid: facts?.uid,
-            userName: facts?.uid.flatMap { SystemIdentity.userName(uid: $0, root: root) },
-            cgroup: facts?.cgroup, osVersion: system.osVersion, hardwareModel: system.hardwareModel, fatal: fatal,
-            limitPercent: configuration.limitPercent, windowSeconds: configuration.windowSeconds,
-            cpuSeconds: usage.cpuSeconds, observedSeconds: usage.observedSeconds,
-            action: configuration.action.rawValue, dryRun: configuration.dryRun, actionTaken: actionTaken,
-            terminationReason: terminationReason, threads: threads)
+        return reports.report(
+            identity, facts: watch?.facts, threads: threads, usage: usage, time: clock.now(), fatal: fatal,
+            actionTaken: actionTaken, terminationReason: terminationReason)
     }
 
     // MARK: throttling
 
-    private static func clampDuty(_ duty: Double) -> Double {
-        guard duty.isFinite else { return 1 }
-        return min(1, max(0.02, duty))
-    }
-
-    /// Moves the duty cycle toward the limit from the usage since the previous sample:
-    /// a process that used u cores while allowed to run a fraction d of the time would use
-    /// u/d unthrottled, so d·limit/u holds it to the limit. Halfway steps avoid oscillation.
-    private func adjustDuty(_ identity: ProcessIdentity, _ latest: CPUUsageHistory.Point, now: Double) {
-        guard var throttle = throttles[identity], latest.time > throttle.lastTime,
-              latest.nanoseconds >= throttle.lastNanoseconds
-        else {
-            return
-        }
-        let cores = Double(latest.nanoseconds - throttle.lastNanoseconds) / 1e9 / (latest.time - throttle.lastTime)
-        let target = configuration.limitPercent / 100
-        let ideal = cores > 0.005 ? throttle.duty * target / cores : throttle.duty * 2
-        throttle.duty = Self.clampDuty((throttle.duty + ideal) / 2)
-        throttle.lastNanoseconds = latest.nanoseconds
-        throttle.lastTime = latest.time
-        throttles[identity] = throttle
-    }
-
-    /// Runs the duty cycle: SIGCONT at the start of each slot, SIGSTOP once the process has
-    /// run its share of it. Returns when it next needs to run, nil when nothing is throttled.
+    /// Runs the duty cycles: SIGCONT at the start of each slot, SIGSTOP once the held work has
+    /// run its share of it. Returns when it next needs to run, nil when nothing is duty cycled.
     @discardableResult
     public func advanceThrottle() -> Double? {
+        guard !throttler.isEmpty else { return nil }
         let now = clock.now()
-        let period = configuration.throttlePeriodSeconds
-        var next: Double?
-        for identity in throttles.keys.sorted(by: { $0.pid < $1.pid }) {
-            guard var throttle = throttles[identity] else { continue }
-            if now >= throttle.slotStart + period {
-                throttle.slotStart = now
-                throttle.stopAt = throttle.duty < 1 ? now + throttle.duty * period : nil
-                if throttle.stopped {
-                    guard signal(.cont, identity, &throttle) else { continue }
-                    throttle.stopped = false
-                }
-            }
-            if let stopAt = throttle.stopAt, now >= stopAt, !throttle.stopped {
-                guard Syscalls.markPossiblyStopped(identity.pid) else {
-                    throttle.stopAt = nil  // no room to guarantee a SIGCONT after a crash: do not stop
-                    throttles[identity] = throttle
-                    continue
-                }
-                guard signal(.stop, identity, &throttle) else { continue }
-                throttle.stopped = true
-                throttle.stopAt = nil
-            }
-            throttles[identity] = throttle
-            let due = throttle.stopAt ?? (throttle.slotStart + period)
-            next = min(next ?? due, due)
-        }
-        return next
-    }
-
-    /// Signals a throttled process; false (and the throttle dropped) when it has gone.
-    private func signal(_ signal: ProcessSignal, _ identity: ProcessIdentity, _ throttle: inout Throttle) -> Bool {
-        let delivered = (try? controller.send(signal, to: throttle.handle)) ?? false
-        if !delivered {
-            throttles[identity] = throttle
-            dropThrottle(identity)
-        }
-        return delivered
-    }
-
-    private func dropThrottle(_ identity: ProcessIdentity) {
-        guard let throttle = throttles.removeValue(forKey: identity) else { return }
-        if throttle.stopped { _ = try? controller.send(.cont, to: throttle.handle) }
-        controller.close(throttle.handle)
-        Syscalls.unmarkPossiblyStopped(identity.pid)
+        return throttler.advance(now: now) { cgroup in stoppableMembers(cgroup) }
     }
 
     /// Continues every throttled process (whatever we believe its state to be), closes their
-    /// handles and restores every cgroup `cpu.max`. Safe to call more than once.
+    /// handles, restores every cgroup `cpu.max` and disables every controller we enabled.
+    /// Safe to call more than once.
     public func releaseAll() -> [CPUMonitorEvent] {
-        var events: [CPUMonitorEvent] = []
-        for (identity, throttle) in throttles {
-            do {
-                _ = try controller.send(.cont, to: throttle.handle)
-            } catch {
-                events.append(.failure("cannot continue pid \(identity.pid): \(error)"))
-            }
-            controller.close(throttle.handle)
-            Syscalls.unmarkPossiblyStopped(identity.pid)
-        }
-        throttles.removeAll()
-        for (cgroup, original) in cgroupOriginals {
-            do {
-                try controller.writeCPUMax(cgroup: cgroup, value: original)
-            } catch {
-                events.append(.failure("cannot restore cpu.max of \(cgroup) to \(original): \(error)"))
-            }
-        }
-        cgroupOriginals.removeAll()
-        return events
+        (throttler.releaseAll() + limiter.restoreAll()).map { .failure($0) }
     }
 
     // MARK: loop

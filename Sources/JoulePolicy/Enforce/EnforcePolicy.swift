@@ -34,7 +34,7 @@ public struct EnforcePolicy: Sendable, Hashable {
     public static func load(path: String) throws(EnforcePolicyError) -> EnforcePolicy {
         let text: String
         do {
-            text = try Syscalls.readText(path)
+            text = try FileSystem.readText(path)
         } catch {
             throw EnforcePolicyError(file: path, message: "cannot read: \(error.errno.map { "\($0)" } ?? error.description)")
         }
@@ -216,10 +216,10 @@ private struct PolicyReader {
         let text = try string(node, path)
         switch key {
         case "cgroup":
-            guard let cgroup = WorkloadSelectorSyntax.cgroupPath(text) else {
+            guard let cgroup = CgroupPath(validating: text) else {
                 throw fail(node, path, "\"\(text)\" is not a cgroup below the root (e.g. system.slice/backup.service or /sys/fs/cgroup/system.slice/backup.service; no `..`)")
             }
-            return .cgroup(cgroup)
+            return .cgroup(cgroup.description)
         case "unit":
             guard let unit = WorkloadSelectorSyntax.unitName(text) else {
                 throw fail(node, path, "\"\(text)\" is not a unit name (NAME, NAME.service, NAME.scope or NAME.slice)")
@@ -243,18 +243,6 @@ private struct PolicyReader {
 
 /// Checks and normalises selector values.
 enum WorkloadSelectorSyntax {
-    /// `/a/b` for `a/b`, `/a/b/`, `/sys/fs/cgroup/a/b`; nil for the root, `..`, `.` or empty.
-    static func cgroupPath(_ text: String) -> String? {
-        var path = Substring(text)
-        for prefix in ["/sys/fs/cgroup/", "/sys/fs/cgroup"] where path.hasPrefix(prefix) {
-            path = path.dropFirst(prefix.count)
-            break
-        }
-        let components = path.split(separator: "/")
-        guard !components.isEmpty, !components.contains(where: { $0 == ".." || $0 == "." }) else { return nil }
-        return "/" + components.joined(separator: "/")
-    }
-
     /// The unit name with `.service` added when it has no unit type.
     static func unitName(_ text: String) -> String? {
         guard !text.contains("/"), !text.contains(where: { $0.isWhitespace }) else { return nil }

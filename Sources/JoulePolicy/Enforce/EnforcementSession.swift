@@ -105,7 +105,7 @@ public struct EnforcementSession: Sendable {
     /// Applies every state change, and re-resolves selectors every rescan interval while
     /// something is paused: an idle enforcer wakes for nothing but the engines' own polls.
     private func follow(
-        _ monitor: EnergyMonitor, _ enforcer: Enforcer<LivePauseActuator>, clock: any JouleClock,
+        _ monitor: EnergyMonitor, _ enforcer: Enforcer<PidfdProcessController>, clock: any JouleClock,
         emit: @escaping @Sendable (Output) -> Void
     ) async {
         let rescanS = options.interval ?? options.policy.rescanIntervalS
@@ -147,7 +147,7 @@ public struct EnforcementSession: Sendable {
         }
     }
 
-    private func recover(_ enforcer: Enforcer<LivePauseActuator>, emit: (Output) -> Void) async throws(Failure) -> [EnforcementAction] {
+    private func recover(_ enforcer: Enforcer<PidfdProcessController>, emit: (Output) -> Void) async throws(Failure) -> [EnforcementAction] {
         let recovered: [EnforcementAction]
         do {
             recovered = try await enforcer.recoverJournal()
@@ -162,11 +162,11 @@ public struct EnforcementSession: Sendable {
     /// touches nothing), and runs `body` with an enforcer on the live processes and cgroups.
     private func withLock(
         clock: any JouleClock, emit: @escaping @Sendable (Output) -> Void,
-        _ body: (Enforcer<LivePauseActuator>) async throws(Failure) -> Void
+        _ body: (Enforcer<PidfdProcessController>) async throws(Failure) -> Void
     ) async throws(Failure) {
         // Before anything can be paused: a crash continues and thaws it, and a closed stdout
         // (EPIPE instead of SIGPIPE) cannot kill the run while it holds work paused.
-        CrashGuard.install()
+        PidfdProcessController.installCrashGuards()
         let directory = options.stateDirectory
         var lock: ExclusiveLock?
         if !options.dryRun {
@@ -180,12 +180,12 @@ public struct EnforcementSession: Sendable {
             if lock == nil { throw .locked(path: path) }
         }
         defer { lock?.release() }
-        let identity = EnforcerIdentity.current()
+        let safety = SafetyRules.current()
         let enforcer = Enforcer(
             policy: options.policy,
-            resolver: ProcWorkloadResolver(cgroupRoot: options.cgroupRoot, identity: identity),
-            actuator: LivePauseActuator(cgroupRoot: options.cgroupRoot),
-            journal: PauseJournal(directory: directory.path), owner: (try? ProcFS().stat(identity.pid))?.identity,
+            resolver: ProcWorkloadResolver(cgroupRoot: options.cgroupRoot, safety: safety),
+            controller: PidfdProcessController(cgroupRoot: options.cgroupRoot),
+            journal: PauseJournal(directory: directory.path), owner: (try? ProcFS().stat(safety.pid))?.identity,
             clock: clock, dryRun: options.dryRun, warn: { emit(.warning($0)) })
         try await body(enforcer)
     }

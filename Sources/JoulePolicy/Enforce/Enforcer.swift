@@ -3,20 +3,20 @@ import JouleHardware
 /// Pauses and resumes workload classes as Low Power Mode and the thermal state change.
 ///
 /// The decision is pure (`WorkloadClass.pauseCause`); this actor keeps what it holds paused,
-/// acts through a `PauseActuator`, and journals every hold before acting, so nothing is ever
+/// acts through a `ProcessController`, and journals every hold before acting, so nothing is ever
 /// left paused by a run that ends, fails, crashes or is killed. A target matched by several
 /// classes is resumed only when none of them wants it paused.
-public actor Enforcer<Actuator: PauseActuator> {
+public actor Enforcer<Controller: ProcessController> {
     private struct Hold {
         var target: PauseTarget
         var classes: [String]
-        var handle: Actuator.Handle?
+        var handle: Controller.Handle?
     }
 
     public let policy: EnforcePolicy
     public let dryRun: Bool
     private let resolver: any WorkloadResolver
-    private let actuator: Actuator
+    private let controller: Controller
     private let journal: PauseJournal?
     private let owner: ProcessIdentity?
     private let clock: any JouleClock
@@ -33,13 +33,13 @@ public actor Enforcer<Actuator: PauseActuator> {
     ///   - journal: where holds are recorded; nil keeps no journal (tests of the decision).
     ///   - owner: this run's identity, written into the journal.
     public init(
-        policy: EnforcePolicy, resolver: any WorkloadResolver, actuator: Actuator, journal: PauseJournal?,
+        policy: EnforcePolicy, resolver: any WorkloadResolver, controller: Controller, journal: PauseJournal?,
         owner: ProcessIdentity?, clock: any JouleClock, dryRun: Bool = false,
         warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.policy = policy
         self.resolver = resolver
-        self.actuator = actuator
+        self.controller = controller
         self.journal = journal
         self.owner = owner
         self.clock = clock
@@ -102,9 +102,9 @@ public actor Enforcer<Actuator: PauseActuator> {
         do {
             switch target {
             case .process(let identity, _):
-                return TargetOutcome(target: target, result: try actuator.resumeLeftover(identity) ? .continued : .gone)
+                return TargetOutcome(target: target, result: try controller.resumeLeftover(identity) ? .continued : .gone)
             case .cgroup(let path):
-                return TargetOutcome(target: target, result: outcome(try actuator.thaw(cgroup: path)))
+                return TargetOutcome(target: target, result: outcome(try controller.thaw(cgroup: path)))
             }
         } catch {
             return TargetOutcome(target: target, result: ProcFS.isVanished(error) ? .gone : .failed, detail: "\(error)")
@@ -145,7 +145,7 @@ public actor Enforcer<Actuator: PauseActuator> {
         if !dryRun {
             for key in order {
                 guard let hold = holds[key], case .cgroup(let path) = hold.target,
-                      (try? actuator.freezeState(cgroup: path)) == .thawed,
+                      (try? controller.freezeState(cgroup: path)) == .thawed,
                       let className = hold.classes.first
                 else { continue }
                 let (result, _, detail) = act(pausing: hold.target)
@@ -160,8 +160,8 @@ public actor Enforcer<Actuator: PauseActuator> {
                 continue
             }
             if let handle = hold.handle {
-                _ = try? actuator.resume(handle)  // ESRCH: only clears the crash-guard entry
-                actuator.release(handle)
+                _ = try? controller.resume(handle)  // ESRCH: only clears the crash-guard entry
+                controller.close(handle)
             }
             holds[key] = nil
             changed = true
@@ -216,7 +216,7 @@ public actor Enforcer<Actuator: PauseActuator> {
         if onlyNew {
             for protected in resolution.protected
             where reported.insert("\(workloadClass.name): protected \(protected.target.key)").inserted {
-                warn("class \(workloadClass.name): leaving \(protected.target) alone: \(protected.reason)")
+                warn("class \(workloadClass.name): leaving \(protected.target) alone: \(protected.reason.pauseDescription)")
             }
         }
         if onlyNew && fresh.isEmpty { return nil }
@@ -241,21 +241,21 @@ public actor Enforcer<Actuator: PauseActuator> {
         if !fresh.isEmpty { writeJournal() }
         if !onlyNew {
             for protected in resolution.protected {
-                outcomes.append(TargetOutcome(target: protected.target, result: .protected, detail: protected.reason.description))
+                outcomes.append(TargetOutcome(target: protected.target, result: .protected, detail: protected.reason.pauseDescription))
             }
         }
         return action(.pause, className: workloadClass.name, level: workloadClass.level, reason: reason, targets: outcomes)
     }
 
-    private func act(pausing target: PauseTarget) -> (TargetOutcome.Result, Actuator.Handle?, String?) {
+    private func act(pausing target: PauseTarget) -> (TargetOutcome.Result, Controller.Handle?, String?) {
         if dryRun { return (.wouldPause, nil, nil) }
         do {
             switch target {
             case .process(let identity, _):
-                guard let handle = try actuator.stop(identity) else { return (.gone, nil, nil) }
+                guard let handle = try controller.stop(identity) else { return (.gone, nil, nil) }
                 return (.stopped, handle, nil)
             case .cgroup(let path):
-                return (outcome(try actuator.freeze(cgroup: path)), nil, nil)
+                return (outcome(try controller.freeze(cgroup: path)), nil, nil)
             }
         } catch {
             if case .cgroup = target, error.errno == .noEntry {
@@ -291,10 +291,10 @@ public actor Enforcer<Actuator: PauseActuator> {
             switch hold.target {
             case .process:
                 guard let handle = hold.handle else { return TargetOutcome(target: hold.target, result: .gone) }
-                defer { actuator.release(handle) }
-                return TargetOutcome(target: hold.target, result: try actuator.resume(handle) ? .continued : .gone)
+                defer { controller.close(handle) }
+                return TargetOutcome(target: hold.target, result: try controller.resume(handle) ? .continued : .gone)
             case .cgroup(let path):
-                return TargetOutcome(target: hold.target, result: outcome(try actuator.thaw(cgroup: path)))
+                return TargetOutcome(target: hold.target, result: outcome(try controller.thaw(cgroup: path)))
             }
         } catch {
             return TargetOutcome(target: hold.target, result: ProcFS.isVanished(error) ? .gone : .failed, detail: "\(error)")

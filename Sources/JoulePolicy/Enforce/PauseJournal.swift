@@ -44,7 +44,7 @@ public struct PauseJournal: Sendable {
     public func load() throws(HardwareError) -> Contents? {
         let text: String
         do {
-            text = try Syscalls.readText(path)
+            text = try FileSystem.readText(path)
         } catch {
             if error.errno == .noEntry { return nil }
             throw error
@@ -55,16 +55,16 @@ public struct PauseJournal: Sendable {
     /// Writes the journal atomically, or removes it when nothing is paused.
     public func save(_ contents: Contents) throws(HardwareError) {
         if contents.entries.isEmpty {
-            try Syscalls.removeFile(path)
+            try FileSystem.removeFile(path)
             return
         }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try Syscalls.makeDirectories(String(path[..<slash]), mode: 0o700)
+            try FileSystem.makeDirectories(String(path[..<slash]), mode: 0o700)
         }
-        try Syscalls.writeFileAtomically(path, Array((Self.encode(contents) + "\n").utf8), mode: 0o600)
+        try AtomicFile.write(Self.encode(contents) + "\n", to: path, mode: 0o600)
     }
 
-    public func remove() throws(HardwareError) { try Syscalls.removeFile(path) }
+    public func remove() throws(HardwareError) { try FileSystem.removeFile(path) }
 
     public static func encode(_ contents: Contents) -> String {
         var object: JSONObject = ["version": .int(1)]
@@ -116,10 +116,10 @@ public struct PauseJournal: Sendable {
                 entries.append(Entry(target: .process(identity, name: name), classes: classes))
             case "cgroup":
                 guard let cgroup = item["cgroup"]?.scalar?.string,
-                      let normal = WorkloadSelectorSyntax.cgroupPath(cgroup) else {
+                      let normal = CgroupPath(validating: cgroup) else {
                     throw bad("paused[\(index)]: bad cgroup")
                 }
-                entries.append(Entry(target: .cgroup(normal), classes: classes))
+                entries.append(Entry(target: .cgroup(normal.description), classes: classes))
             default:
                 throw bad("paused[\(index)]: unknown kind")
             }

@@ -15,12 +15,12 @@ import JouleHardware
 public struct ProcWorkloadResolver: WorkloadResolver {
     public let procfs: ProcFS
     public let freezer: CgroupFreezer
-    public let identity: EnforcerIdentity
+    public let safety: SafetyRules
 
-    public init(procRoot: String = "/", cgroupRoot: String = "/", identity: EnforcerIdentity) {
+    public init(procRoot: String = "/", cgroupRoot: String = "/", safety: SafetyRules) {
         procfs = ProcFS(root: procRoot)
         freezer = CgroupFreezer(root: cgroupRoot)
-        self.identity = identity
+        self.safety = safety
     }
 
     public func isAlive(_ identity: ProcessIdentity) -> Bool {
@@ -37,7 +37,7 @@ public struct ProcWorkloadResolver: WorkloadResolver {
     public func resolve(_ workloadClass: WorkloadClass) -> WorkloadResolution {
         var resolution = WorkloadResolution()
         var seen: Set<PauseTarget.Key> = []
-        func add(_ target: PauseTarget, _ protection: PauseProtection?) {
+        func add(_ target: PauseTarget, _ protection: Protection?) {
             guard seen.insert(target.key).inserted else { return }
             if let protection {
                 resolution.protected.append(ProtectedTarget(target: target, reason: protection))
@@ -63,22 +63,13 @@ public struct ProcWorkloadResolver: WorkloadResolver {
                 }
             case .unit(let name):
                 for path in unitCgroups(name, allProcesses()) { add(.cgroup(path), cgroupProtection(path)) }
-            case .process(let name):
-                for candidate in allProcesses() where matchesName(name, candidate) {
-                    add(.process(candidate.stat.identity, name: candidate.stat.comm), protection(candidate.stat))
-                }
-            case .processRegex(let pattern):
-                guard let regex = try? Regex(pattern) else { continue }
-                for candidate in allProcesses() where (try? regex.firstMatch(in: candidate.stat.comm)) != nil {
-                    add(.process(candidate.stat.identity, name: candidate.stat.comm), protection(candidate.stat))
-                }
-            case .commandRegex(let pattern):
-                guard let regex = try? Regex(pattern) else { continue }
+            case .process, .processRegex, .commandRegex:
+                guard let matcher = Self.matcher(selector) else { continue }
                 for candidate in allProcesses() {
-                    guard let arguments = procfs.commandLine(candidate.stat.pid), !arguments.isEmpty else { continue }
-                    if (try? regex.firstMatch(in: arguments.joined(separator: " "))) != nil {
-                        add(.process(candidate.stat.identity, name: candidate.stat.comm), protection(candidate.stat))
-                    }
+                    let stat = candidate.stat
+                    let procfs = procfs
+                    let asked = ProcessMatcher.Candidate(pid: stat.pid, comm: stat.comm, commandLine: { procfs.commandLine(stat.pid) })
+                    if matcher.matches(asked) { add(.process(stat.identity, name: stat.comm), protection(stat)) }
                 }
             case .pidFile(let path):
                 switch pidFileProcess(path) {
@@ -102,25 +93,31 @@ public struct ProcWorkloadResolver: WorkloadResolver {
         }
     }
 
-    private func matchesName(_ name: String, _ candidate: Candidate) -> Bool {
-        if candidate.stat.comm == name { return true }
-        let limit = 15
-        guard name.utf8.count > limit, candidate.stat.comm.utf8.count == limit,
-              name.utf8.starts(with: candidate.stat.comm.utf8),
-              let first = procfs.commandLine(candidate.stat.pid)?.first
-        else { return false }
-        let base = first.split(separator: "/").last.map(String.init) ?? first
-        return base == name
+    /// The matcher of a process selector; nil for other selectors and patterns that do not
+    /// compile (the policy loader refuses those).
+    private static func matcher(_ selector: WorkloadSelector) -> ProcessMatcher? {
+        switch selector {
+        case .process(let name):
+            return ProcessMatcher(patterns: [.name(name)])
+        case .processRegex(let text):
+            guard case .success(let regex) = ProcessMatcher.compile(text) else { return nil }
+            return ProcessMatcher(patterns: [.commRegex(regex)])
+        case .commandRegex(let text):
+            guard case .success(let regex) = ProcessMatcher.compile(text) else { return nil }
+            return ProcessMatcher(patterns: [.commandRegex(regex)])
+        case .cgroup, .unit, .pidFile:
+            return nil
+        }
     }
 
-    private func protection(_ stat: ProcessStat) -> PauseProtection? {
+    private func protection(_ stat: ProcessStat) -> Protection? {
         // Root may pause anyone's work: the owner is read only when it matters.
-        let uid = identity.isRoot ? identity.uid : procfs.status(stat.pid)?.realUID
-        return identity.protection(pid: stat.pid, ppid: stat.ppid, isKernelThread: stat.isKernelThread, uid: uid)
+        let uid = safety.isRoot ? safety.uid : procfs.status(stat.pid)?.realUID
+        return safety.protection(pid: stat.pid, ppid: stat.ppid, isKernelThread: stat.isKernelThread, uid: uid)
     }
 
-    private func cgroupProtection(_ path: String) -> PauseProtection? {
-        identity.protection(cgroup: path, owner: Syscalls.fileOwner(freezer.directory(path)))
+    private func cgroupProtection(_ path: String) -> Protection? {
+        safety.protection(cgroup: path, owner: FileSystem.owner(of: freezer.directory(path)))
     }
 
     /// The cgroups named by a unit, from the cgroups processes are in.
@@ -130,7 +127,7 @@ public struct ProcWorkloadResolver: WorkloadResolver {
             guard let path = procfs.cgroup(candidate.stat.pid) else { continue }
             let components = path.split(separator: "/")
             guard let index = components.firstIndex(where: { $0 == unit }) else { continue }
-            let cgroup = "/" + components[...index].joined(separator: "/")
+            let cgroup = CgroupPath(components: components[...index].map(String.init)).description
             if !found.contains(cgroup) { found.append(cgroup) }
         }
         return found.sorted()
@@ -144,7 +141,7 @@ public struct ProcWorkloadResolver: WorkloadResolver {
     private func pidFileProcess(_ path: String) -> PidFileResult {
         let text: String
         do {
-            text = try Syscalls.readText(path)
+            text = try FileSystem.readText(path)
         } catch {
             // No file: the daemon is not running, nothing to pause.
             if error.errno == .noEntry { return .success(nil) }

@@ -18,9 +18,9 @@ public struct WorkloadResolution: Sendable, Hashable {
 
 public struct ProtectedTarget: Sendable, Hashable {
     public var target: PauseTarget
-    public var reason: PauseProtection
+    public var reason: Protection
 
-    public init(target: PauseTarget, reason: PauseProtection) {
+    public init(target: PauseTarget, reason: Protection) {
         self.target = target
         self.reason = reason
     }

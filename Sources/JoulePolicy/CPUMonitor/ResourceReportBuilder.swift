@@ -1,0 +1,53 @@
+import Foundation
+import JouleHardware
+
+/// Builds the report of one violation from what the monitor measured (the window's usage and
+/// each thread's) and what the process inspector reads about the process while it still
+/// exists (wait channels, kernel stacks, executable, parent, owner).
+struct ResourceReportBuilder: Sendable {
+    /// One thread as last sampled, with its CPU time inside the window (nil until measured).
+    struct ThreadSample: Sendable {
+        var stat: ProcessStat
+        var cpuSeconds: Double?
+    }
+
+    let inspector: ProcessInspector
+    let system: SystemIdentity
+    let configuration: CPUMonitorConfiguration
+
+    /// Reports list at most this many threads.
+    static var threadLimit: Int { 256 }
+
+    func report(
+        _ identity: ProcessIdentity, facts: ProcessFacts?, threads samples: [ThreadSample], usage: WindowUsage, time: Double,
+        fatal: Bool, actionTaken: String, terminationReason: String?
+    ) -> ResourceReport {
+        let pid = identity.pid
+        let samples = Array(samples.prefix(Self.threadLimit))
+        var threads = samples.map { sample in
+            ReportThread(
+                tid: sample.stat.pid, name: sample.stat.comm, state: sample.stat.state.name, cpuSeconds: sample.cpuSeconds,
+                wchan: inspector.wchan(pid, thread: sample.stat.pid), kernelStack: inspector.kernelStack(pid, thread: sample.stat.pid),
+                heaviest: false)
+        }
+        // The heaviest thread used the most CPU in the window; lifetime ticks break ties.
+        let heaviest = samples.indices.max { a, b in
+            let (x, y) = (samples[a].cpuSeconds ?? -1, samples[b].cpuSeconds ?? -1)
+            if x != y { return x < y }
+            return samples[a].stat.cpuTicks < samples[b].stat.cpuTicks
+        }
+        if let heaviest { threads[heaviest].heaviest = true }
+        let ppid = facts?.ppid ?? 0
+        return ResourceReport(
+            timestamp: Date(timeIntervalSince1970: time), processName: facts?.name ?? "pid \(pid)", pid: pid,
+            processStartTimeTicks: identity.startTimeTicks, path: inspector.executablePath(pid),
+            commandLine: facts?.commandLine ?? inspector.commandLine(pid),
+            parentName: inspector.name(ppid), parentPid: ppid, uid: facts?.uid,
+            userName: facts?.uid.flatMap { inspector.userName(uid: $0) },
+            cgroup: facts?.cgroup, osVersion: system.osVersion, hardwareModel: system.hardwareModel, fatal: fatal,
+            limitPercent: configuration.limitPercent, windowSeconds: configuration.windowSeconds,
+            cpuSeconds: usage.cpuSeconds, observedSeconds: usage.observedSeconds,
+            action: configuration.action.rawValue, dryRun: configuration.dryRun, actionTaken: actionTaken,
+            terminationReason: terminationReason, threads: threads)
+    }
+}
