@@ -97,17 +97,13 @@ struct CPUMonitorCommand: AsyncParsableCommand {
             "cpu-monitor: limit \(Self.number(configuration.limitPercent))% of one core over \(Self.number(configuration.windowSeconds)) s, "
                 + "action \(configuration.action.rawValue)\(configuration.dryRun ? " (dry run)" : ""), "
                 + "sampling every \(Self.number(configuration.effectiveIntervalSeconds)) s, reports in \(directory)")
-        let monitorTask = Task { try await monitor.run { event in Self.print(event) } }
-        let signalTask = Task {
-            for await signal in signals {
-                Console.error("cpu-monitor: signal \(signal), continuing stopped processes and exiting")
-                monitorTask.cancel()
-                return
+        do {
+            try await monitor.run(until: signals) { signal in
+                Console.error("cpu-monitor: signal \(signal.number), continuing stopped processes and exiting")
+            } onEvent: { event in
+                Self.print(event)
             }
-        }
-        let result = await monitorTask.result
-        signalTask.cancel()
-        if case .failure(let error) = result {
+        } catch {
             Console.error("joule cpu-monitor: \(error)")
             throw ExitCode(1)
         }

@@ -445,4 +445,26 @@ public actor CPUMonitor<Controller: ProcessController> {
             }
         }
     }
+
+    /// `run(onEvent:)` until the duration ends or `stop` yields a signal, which is reported
+    /// to `onSignal` before the monitor continues what it stopped and returns.
+    public func run(
+        until stop: AsyncStream<TerminationSignal>, onSignal: @escaping @Sendable (TerminationSignal) -> Void,
+        onEvent: @escaping @Sendable (CPUMonitorEvent) -> Void
+    ) async throws(CPUMonitorError) {
+        let work = Task { try await self.run(onEvent: onEvent) }
+        let watcher = Task {
+            for await signal in stop {
+                onSignal(signal)
+                work.cancel()
+                return
+            }
+        }
+        defer { watcher.cancel() }
+        switch await work.result {
+        case .success: return
+        case .failure(let error as CPUMonitorError): throw error
+        case .failure: return  // only cancellation, which run(onEvent:) turns into a return
+        }
+    }
 }

@@ -1,14 +1,12 @@
-import JouleHardware
 import Synchronization
 
-
-/// Turns SIGINT and SIGTERM (or the signals given) into a callback, so a long-running command
+/// Turns SIGINT and SIGTERM (or the signals given) into a callback, so a long-running engine
 /// can stop cleanly (stop scanning, resume paused work) instead of dying mid-way. The handlers
 /// are installed before `init` returns; no work happens in a raw signal handler.
-final class SignalTrap {
+public final class SignalTrap: Sendable {
     private let listener: SignalListener?
 
-    init(_ signals: [TerminationSignal] = [.interrupt, .terminate], handler: @escaping @Sendable (TerminationSignal) -> Void) {
+    public init(_ signals: [TerminationSignal] = [.interrupt, .terminate], handler: @escaping @Sendable (TerminationSignal) -> Void) {
         do {
             listener = try SignalListener(signals, handler: handler)
         } catch {
@@ -18,7 +16,7 @@ final class SignalTrap {
         }
     }
 
-    func cancel() {
+    public func cancel() {
         listener?.cancel()
     }
 }
@@ -27,7 +25,7 @@ extension SignalTrap {
     /// Runs `operation` in a task that SIGINT or SIGTERM cancel. The trap is in place before the
     /// task starts, so a signal arriving at any moment ends the work cleanly, never by default
     /// action half-way through.
-    static func cancellingOnSignal<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    public static func cancellingOnSignal<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         let relay = CancellationRelay()
         let trap = SignalTrap { _ in relay.fire() }
         defer { trap.cancel() }
