@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
     ],
     targets: [
         // C libraries only: module maps and tiny shims, no logic.
@@ -20,8 +21,14 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", path: "CModules/CBluetooth",
             pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
-        // Readings as Sendable values; knows nothing of policy.
-        .target(name: "JouleHardware", dependencies: ["CUdev", "CBluetooth"]),
+        // What Swift cannot import (pidfd_open, pidfd_send_signal through syscall(2)).
+        .target(name: "CJouleShims", path: "CModules/CJouleShims"),
+        // Readings as Sendable values; knows nothing of policy. Only Gateway/ calls C.
+        .target(
+            name: "JouleHardware",
+            dependencies: [
+                "CUdev", "CBluetooth", "CJouleShims", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // State engines and enforcement; never touches a file descriptor or C pointer itself.
         .target(
             name: "JoulePolicy",

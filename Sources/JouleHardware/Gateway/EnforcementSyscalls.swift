@@ -6,8 +6,8 @@ import Musl
 
 // MARK: enforcement
 
-/// File and crash-guard wrappers for `joule enforce`: kept beside the process wrappers so that
-/// the CPU monitor's half of the gateway merges without conflicts.
+/// File and crash-guard wrappers for pausing: what a signal handler must undo (frozen cgroups,
+/// stopped processes) is kept here in tables it can read without allocating.
 extension Syscalls {
     /// unlink(2); a missing file is not an error.
     public static func removeFile(_ path: String) throws(HardwareError) {

@@ -3,11 +3,11 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import CJouleShims
 
 // MARK: processes
 
-/// Process, signal and atomic-write wrappers: the second half of the `Syscalls` gateway,
-/// kept in its own file so the per-process CPU work merges cleanly beside the file wrappers.
+/// Process, signal and atomic-write wrappers of the `Syscalls` gateway.
 extension Syscalls {
     /// sysconf(_SC_CLK_TCK): the unit of utime/stime/starttime in /proc/PID/stat.
     /// Falls back to 100, the value on every Linux ABI, should sysconf ever fail.
@@ -66,40 +66,18 @@ extension Syscalls {
         return Int(clamping: limit.rlim_cur)
     }
 
-    // pidfd_open(2) and pidfd_send_signal(2) have glibc wrappers since 2.36, but Swift's Glibc
-    // module does not import <sys/pidfd.h>, and syscall(2) is variadic (not importable).
-    // Both are looked up once by name: a proper, non-variadic C prototype.
-    private typealias PidfdOpenFunction = @convention(c) (pid_t, UInt32) -> Int32
-    private typealias PidfdSendSignalFunction =
-        @convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UInt32) -> Int32
-
-    private static let pidfdOpenFunction: PidfdOpenFunction? = {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "pidfd_open") else { return nil }
-        return unsafeBitCast(symbol, to: PidfdOpenFunction.self)
-    }()
-
-    private static let pidfdSendSignalFunction: PidfdSendSignalFunction? = {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "pidfd_send_signal") else { return nil }
-        return unsafeBitCast(symbol, to: PidfdSendSignalFunction.self)
-    }()
-
-    /// pidfd_open(2): a descriptor that names this process and never a later owner of its PID.
-    /// Throws ESRCH when the process is gone, ENOSYS when the C library lacks pidfds.
+    /// pidfd_open(2) through the C shim: a descriptor that names this process and never a
+    /// later owner of its PID. Throws ESRCH when the process is gone, ENOSYS without pidfds.
     public static func pidfdOpen(_ pid: Int32) throws(HardwareError) -> Int32 {
-        guard let function = pidfdOpenFunction else {
-            throw HardwareError(operation: "pidfd_open", path: "pid \(pid)", errno: Errno(ENOSYS))
-        }
-        let fd = function(pid, 0)
+        let fd = joule_pidfd_open(pid, 0)
         guard fd >= 0 else { throw HardwareError(operation: "pidfd_open", path: "pid \(pid)", errno: .current) }
         return fd
     }
 
-    /// pidfd_send_signal(2). ESRCH means the process has exited (it may be a zombie).
+    /// pidfd_send_signal(2) through the C shim. ESRCH means the process has exited (it may
+    /// be a zombie).
     public static func pidfdSendSignal(_ pidfd: Int32, signal: Int32, pid: Int32) throws(HardwareError) {
-        guard let function = pidfdSendSignalFunction else {
-            throw HardwareError(operation: "pidfd_send_signal", path: "pid \(pid)", errno: Errno(ENOSYS))
-        }
-        guard function(pidfd, signal, nil, 0) == 0 else {
+        guard joule_pidfd_send_signal(pidfd, signal, nil, 0) == 0 else {
             throw HardwareError(operation: "pidfd_send_signal", path: "pid \(pid)", errno: .current)
         }
     }
