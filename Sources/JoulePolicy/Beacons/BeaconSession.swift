@@ -31,7 +31,9 @@ public struct BeaconSession: Sendable {
     }
 
     public enum Output: Sendable, Equatable {
-        case advert(BeaconAdvert)
+        /// A beacon advert (scan mode), stamped with the capture's own time, and the session's
+        /// time when it was heard (nil before a replay's first plausible timestamp).
+        case advert(BeaconAdvert, at: Int64?)
         case region(RegionEvent)
         /// One ranging interval's beacons, nearest first (possibly empty).
         case ranging(at: Int64, [RangedBeacon])
@@ -163,11 +165,11 @@ public struct BeaconSession: Sendable {
         return [.radio(at: now, wanted)]
     }
 
-    /// An advert heard at `now` (call `advance` first).
+    /// An advert heard at `now` (call `advance` first): region events and radio changes.
+    /// Scan mode's stream of adverts is the runner's to emit; the session only counts them.
     public mutating func receive(_ advert: BeaconAdvert) -> [Output] {
-        guard !finished else { return [] }
+        guard !finished, !configuration.regions.isEmpty else { return [] }
         var out: [Output] = []
-        if case .scan = configuration.mode { out.append(.advert(advert)) }
         guard let (key, txPower) = BeaconKey.of(advert.frame) else { return out }
         for event in monitor.observe(key, at: now) {
             out.append(.region(event))
