@@ -50,9 +50,13 @@ enum BeaconRun {
         var failure: HCITransportError?
         let flushEach = if case .session = style { true } else { false }
         do throws(HCITransportError) {
-            try await runner.run { output in
-                emit(output)
-                if flushEach { flush() }
+            if flushEach {
+                try await runner.run { output in
+                    emit(output)
+                    flush()
+                }
+            } else {
+                try await runner.run(emit: emit)
             }
         } catch {
             failure = error

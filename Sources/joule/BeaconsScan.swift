@@ -20,30 +20,34 @@ struct BeaconsScan: AsyncParsableCommand {
         configuration.alwaysListening = source.replay != nil
         // A replay as fast as it decodes: lines go out in large writes, warnings name records.
         let batch = json && !source.realtime ? source.replay : nil
+        let warnings: BeaconRun.WarningStyle = batch.map { .captureRecords(path: $0) } ?? .session
+        if json {
+            // Touches nothing but the output buffer: this runs once per advert.
+            _ = try await BeaconRun.run(configuration: configuration, source: source, warnings: warnings) { event in
+                guard case .advert(let advert, _) = event else { return }
+                output.buffer.appendLine(advert)
+                output.lineWritten()
+            } flush: {
+                output.flush()
+            }
+            output.flush()
+            return
+        }
         var table = BeaconTable()
         var lastPrint: Int64?
         var latest: Int64 = 0
         let live = source.replay == nil
-        _ = try await BeaconRun.run(
-            configuration: configuration, source: source, warnings: batch.map { .captureRecords(path: $0) } ?? .session
-        ) { event in
-            guard case .advert(let advert, let at) = event else { return }
-            if json {
-                output.buffer.appendLine(advert)
-                output.lineWritten()
-                return
-            }
-            guard let at else { return }
-            let time = at
-            latest = max(latest, time)
-            table.observe(advert, at: time)
-            if let last = lastPrint, time - last < 1_000_000 { return }
-            lastPrint = time
-            if live { BeaconText.printTable(table.rows(at: time), at: time) }
+        _ = try await BeaconRun.run(configuration: configuration, source: source, warnings: warnings) { event in
+            guard case .advert(let advert, let at?) = event else { return }
+            latest = max(latest, at)
+            table.observe(advert, at: at)
+            if let last = lastPrint, at - last < 1_000_000 { return }
+            lastPrint = at
+            if live { BeaconText.printTable(table.rows(at: at), at: at) }
         } flush: {
             output.flush()
         }
-        if !json { BeaconText.printTable(table.rows(at: latest), at: latest) }
+        BeaconText.printTable(table.rows(at: latest), at: latest)
         output.flush()
     }
 }

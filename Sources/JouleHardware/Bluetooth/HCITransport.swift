@@ -3,14 +3,19 @@ public struct HCIEventRecord: Sendable {
     /// Unix µs; nil when a capture's timestamp is unusable.
     public var timestampMicros: Int64?
     /// The event packet without the H4 type byte: `[code][length][parameters]`. Empty for a
-    /// pure clock tick (live transports send these so timers fire between adverts).
-    public var bytes: [UInt8]
+    /// pure clock tick (live transports send these so timers fire between adverts). A slice:
+    /// a replay's batch of events shares one buffer instead of allocating one per event.
+    public var bytes: ArraySlice<UInt8>
     /// The record's number in a capture (replay only), for warnings that point into the file.
     public var captureIndex: Int?
 
     public init(timestampMicros: Int64?, bytes: [UInt8], captureIndex: Int? = nil) {
+        self.init(timestampMicros: timestampMicros, slice: bytes[...], captureIndex: captureIndex)
+    }
+
+    public init(timestampMicros: Int64?, slice: ArraySlice<UInt8>, captureIndex: Int? = nil) {
         self.timestampMicros = timestampMicros
-        self.bytes = bytes
+        bytes = slice
         self.captureIndex = captureIndex
     }
 }

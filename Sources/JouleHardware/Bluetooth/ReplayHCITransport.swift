@@ -21,20 +21,23 @@ public actor ReplayHCITransport: HCITransport {
     }
 
     public func nextEvent() async throws(HCITransportError) -> HCIEventRecord? {
-        guard !stopped.load(ordering: .relaxed) else { return nil }
-        while let record = reader.next() {
-            guard record.type == .event, record.received else { continue }
-            return HCIEventRecord(
-                timestampMicros: record.timestampMicros, bytes: Array(record.payload), captureIndex: record.index)
-        }
-        return nil
+        try await nextEvents(limit: 1).first
     }
 
+    /// Up to `limit` events, their bytes copied into one buffer that the records share.
     public func nextEvents(limit: Int) async throws(HCITransportError) -> [HCIEventRecord] {
-        var batch: [HCIEventRecord] = []
-        batch.reserveCapacity(Swift.max(limit, 1))
-        while batch.count < Swift.max(limit, 1), let record = try await nextEvent() { batch.append(record) }
-        return batch
+        guard !stopped.load(ordering: .relaxed) else { return [] }
+        var storage: [UInt8] = []
+        storage.reserveCapacity(Swift.max(limit, 1) * 64)
+        var found: [(time: Int64?, range: Range<Int>, index: Int)] = []
+        found.reserveCapacity(Swift.max(limit, 1))
+        while found.count < Swift.max(limit, 1), let record = reader.next() {
+            guard record.type == .event, record.received else { continue }
+            let start = storage.count
+            storage.append(contentsOf: record.payload)
+            found.append((record.timestampMicros, start..<storage.count, record.index))
+        }
+        return found.map { HCIEventRecord(timestampMicros: $0.time, slice: storage[$0.range], captureIndex: $0.index) }
     }
 
     public nonisolated func stopEvents() { stopped.store(true, ordering: .relaxed) }

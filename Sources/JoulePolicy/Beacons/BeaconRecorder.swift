@@ -45,7 +45,7 @@ public struct BeaconRecorder {
                     if let durationSeconds, time - start >= BeaconTime.micros(seconds: durationSeconds) { break }
                     guard !record.bytes.isEmpty else { continue }
                     do throws(HardwareError) {
-                        try writer.write(type: .event, received: true, payload: record.bytes, timestampMicros: time)
+                        try writer.write(type: .event, received: true, payload: Array(record.bytes), timestampMicros: time)
                     } catch { throw .write(error) }
                 }
                 return .success(())

@@ -91,8 +91,19 @@ public struct BeaconSession: Sendable {
 
     private var nextDeadline: Int64? {
         guard !finished else { return nil }
-        return [nextTick, onceDeadline, controller.nextDeadline, monitor.nextExit(listening: listening)]
-            .compactMap { $0 }.min()
+        // Once per event of a capture: no array, no allocation.
+        func earlier(_ a: Int64?, _ b: Int64?) -> Int64? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return earlier(earlier(nextTick, onceDeadline), earlier(controller.nextDeadline, monitor.nextExit(listening: listening)))
+    }
+
+    /// True when moving time cannot cause any output: no regions, no timer, no back-off. Then
+    /// a driver may let many events pass and `advance` once to the last one's time.
+    public var isQuiet: Bool {
+        !finished && configuration.regions.isEmpty && nextDeadline == nil && controller.pauseLevel == 0
     }
 
     /// Moves time to `time`, firing everything due before it (and at it, when `inclusive`).

@@ -34,7 +34,7 @@ public struct BeaconSessionRunner {
     /// Why a replay ended early (truncated or damaged capture), once `run` has returned.
     public private(set) var captureWarning: BTSnoopWarning?
     /// Events taken from the transport per call.
-    public var batchSize = 256
+    public var batchSize = 1024
 
     public init(configuration: BeaconSession.Configuration, start: Int64?, commander: ScanCommander) {
         self.configuration = configuration
@@ -81,6 +81,7 @@ public struct BeaconSessionRunner {
         while session?.finished != true {
             let batch = try await commander.transport.nextEvents(limit: batchSize)
             if batch.isEmpty { break }
+            if quietScan(batch, emit) { continue }
             for record in batch {
                 if session == nil, let start = record.timestampMicros, BeaconTime.isPlausible(start) {
                     let started = BeaconSession(configuration: configuration, start: start)
@@ -98,52 +99,70 @@ public struct BeaconSessionRunner {
         }
     }
 
+    /// A scan's stream while nothing else can happen (a replay scanning as fast as it decodes):
+    /// the batch's adverts are decoded and emitted in one pass and the session's time moves
+    /// once, to where event-by-event processing would have left it. False when the batch
+    /// needs the full path.
+    private mutating func quietScan(_ batch: [HCIEventRecord], _ emit: (BeaconSession.Output) -> Void) -> Bool {
+        guard case .scan = configuration.mode, pace == nil, policy == nil, var now = session?.now,
+            session?.isQuiet == true
+        else { return false }
+        for record in batch {
+            let stamped = record.timestampMicros.flatMap { BeaconTime.isPlausible($0) ? $0 : nil }
+            now = max(stamped ?? now, now)
+            let time = now
+            let problem = Self.decode(record) { emit(.advert($0, at: time)) }
+            if let problem { warn(DecodeProblem(error: problem, captureIndex: record.captureIndex, sessionTime: time)) }
+        }
+        let outputs = session?.advance(to: now) ?? []
+        assert(outputs.isEmpty, "a quiet session moved time with effect")
+        return true
+    }
+
     /// One event: time moves to it, then its adverts are decoded, once, and go to the session
-    /// (and, scanning, straight to `emit`).
+    /// (and, scanning, straight to `emit`). The session is changed in place, never copied:
+    /// this runs once per event of a capture that may hold millions.
     private mutating func process(_ record: HCIEventRecord, _ emit: (BeaconSession.Output) -> Void)
         async throws(HCITransportError)
     {
         let scanning = if case .scan = configuration.mode { true } else { false }
-        guard var session else {
+        guard let now = session?.now else {
             // Before a replay's first plausible timestamp there is no session time yet: a scan
             // still shows what was heard; nothing else can use it.
-            if scanning { decode(record, sessionTime: nil, emitAdverts: true, emit) { _ in } }
+            if scanning {
+                let problem = Self.decode(record) { emit(.advert($0, at: nil)) }
+                if let problem { warn(DecodeProblem(error: problem, captureIndex: record.captureIndex, sessionTime: nil)) }
+            }
             return
         }
         // Corrupt timestamps (negative, beyond year 9999) and steps back keep the current time.
         let stamped = record.timestampMicros.flatMap { BeaconTime.isPlausible($0) ? $0 : nil }
-        let time = max(stamped ?? session.now, session.now)
+        let time = max(stamped ?? now, now)
         if let pace { await pace(time) }
         var outputs: [BeaconSession.Output] = []
-        if let wanted = policy?.current, wanted != session.controller.policy {
-            outputs += session.setPolicy(wanted)
+        if let wanted = policy?.current, wanted != session?.controller.policy {
+            outputs += session?.setPolicy(wanted) ?? []
         }
-        outputs += session.advance(to: time)
+        outputs += session?.advance(to: time) ?? []
         if !outputs.isEmpty {
-            self.session = session
             try await handle(outputs, emit)
             outputs.removeAll()
         }
-        decode(record, sessionTime: time, emitAdverts: scanning, emit) { advert in
-            outputs += session.receive(advert)
+        let listens = !configuration.regions.isEmpty
+        let problem = Self.decode(record) { advert in
+            if scanning { emit(.advert(advert, at: time)) }
+            if listens { outputs += session?.receive(advert) ?? [] }
         }
-        self.session = session
+        if let problem { warn(DecodeProblem(error: problem, captureIndex: record.captureIndex, sessionTime: time)) }
         if !outputs.isEmpty { try await handle(outputs, emit) }
     }
 
     /// The one decode path: every beacon advert of the event, stamped with the capture's time.
-    private func decode(
-        _ record: HCIEventRecord, sessionTime: Int64?, emitAdverts: Bool, _ emit: (BeaconSession.Output) -> Void,
-        _ receive: (BeaconAdvert) -> Void
-    ) {
-        guard !record.bytes.isEmpty else { return }
-        let problem = record.bytes.withUnsafeBytes { raw in
-            BeaconAdvert.forEach(inEvent: raw, timestampMicros: record.timestampMicros) { advert in
-                if emitAdverts { emit(.advert(advert, at: sessionTime)) }
-                receive(advert)
-            }
+    private static func decode(_ record: HCIEventRecord, _ body: (BeaconAdvert) -> Void) -> DecodeError? {
+        guard !record.bytes.isEmpty else { return nil }
+        return record.bytes.withUnsafeBytes { raw in
+            BeaconAdvert.forEach(inEvent: raw, timestampMicros: record.timestampMicros, body)
         }
-        if let problem { warn(DecodeProblem(error: problem, captureIndex: record.captureIndex, sessionTime: sessionTime)) }
     }
 
     private mutating func handle(_ outputs: [BeaconSession.Output], _ emit: (BeaconSession.Output) -> Void)
