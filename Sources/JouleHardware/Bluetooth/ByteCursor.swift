@@ -54,10 +54,6 @@ public struct ByteCursor {
         defer { offset += count }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
     }
-
-    @inline(__always) public mutating func skip(_ count: Int, _ field: String) throws(DecodeError) {
-        _ = try take(count, field)
-    }
 }
 
 /// Runs a typed-throwing decoder over an array's bytes (`withUnsafeBytes` only rethrows

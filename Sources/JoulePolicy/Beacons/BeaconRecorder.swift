@@ -44,9 +44,12 @@ public struct BeaconRecorder {
                     guard let time = record.timestampMicros else { continue }
                     if let durationSeconds, time - start >= BeaconTime.micros(seconds: durationSeconds) { break }
                     guard !record.bytes.isEmpty else { continue }
-                    do throws(HardwareError) {
-                        try writer.write(type: .event, received: true, payload: Array(record.bytes), timestampMicros: time)
-                    } catch { throw .write(error) }
+                    let written: Result<Void, HardwareError> = record.bytes.withUnsafeBytes { raw in
+                        do throws(HardwareError) {
+                            return .success(try writer.write(type: .event, received: true, payload: raw, timestampMicros: time))
+                        } catch { return .failure(error) }
+                    }
+                    do throws(HardwareError) { try written.get() } catch { throw .write(error) }
                 }
                 return .success(())
             } catch {
