@@ -1,4 +1,5 @@
 import JouleHardware
+import Synchronization
 
 /// The test double: records every command, answers with scripted statuses, and delivers
 /// events fed to it as bytes.
@@ -7,11 +8,10 @@ public actor RecordingHCITransport: HCITransport {
     /// Status to answer per opcode; success otherwise.
     public var statuses: [UInt16: UInt8] = [:]
     private var events: [HCIEventRecord] = []
+    private nonisolated let stopped = Atomic<Bool>(false)
     public private(set) var closed = false
 
     public init(statuses: [UInt16: UInt8] = [:]) { self.statuses = statuses }
-
-    public func setStatus(_ status: UInt8, for opcode: UInt16) { statuses[opcode] = status }
 
     public func feed(_ event: HCIEventRecord) { events.append(event) }
 
@@ -22,11 +22,11 @@ public actor RecordingHCITransport: HCITransport {
 
     /// Fed events in order, then nil.
     public func nextEvent() async throws(HCITransportError) -> HCIEventRecord? {
-        guard !closed, !events.isEmpty else { return nil }
+        guard !closed, !stopped.load(ordering: .relaxed), !events.isEmpty else { return nil }
         return events.removeFirst()
     }
 
-    public func close() async { closed = true }
+    public nonisolated func stopEvents() { stopped.store(true, ordering: .relaxed) }
 
-    public func clearCommands() { commands.removeAll() }
+    public func close() async { closed = true }
 }

@@ -1,44 +1,62 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import ArgumentParser
 import JouleHardware
 import JoulePolicy
 import Synchronization
 
-/// Runs a beacon session for a subcommand: builds the transport, installs the SIGINT/SIGTERM
-/// handling that stops scanning cleanly, paces replays, reports errors and warnings.
+/// Runs a beacon session for a subcommand: opens the transport, lets SIGINT/SIGTERM end the
+/// events so scanning stops cleanly, and prints warnings and errors. The loop is
+/// `BeaconSessionRunner`'s.
 enum BeaconRun {
+    /// How decode warnings are worded: by session time, or (the `scan --json` replay) by
+    /// capture record, with a count of the rest at the end. The session style also flushes
+    /// the output after each result; the capture style leaves that to the caller's buffer.
+    enum WarningStyle {
+        case session
+        case captureRecords(path: String)
+    }
+
     static func run(
-        configuration: BeaconSession.Configuration, source: BeaconSourceOptions,
+        configuration: BeaconSession.Configuration, source: BeaconSourceOptions, warnings style: WarningStyle = .session,
         emit: (BeaconSession.Output) -> Void, flush: () -> Void
     ) async throws -> BeaconSession? {
         let transport: any HCITransport
-        let live: LiveHCITransport?
-        do throws(HCITransportError) { (transport, live) = try source.makeTransport() } catch {
+        do throws(HCITransportError) { transport = try source.makeTransport() } catch {
             Console.error("joule beacons: \(error)")
             throw ExitCode(1)
         }
-        let signals = live.map { transport in SignalTrap { _ in transport.stopEvents() } }
+        let live = source.replay == nil
+        let signals = live ? SignalTrap { _ in transport.stopEvents() } : nil
         var runner = BeaconSessionRunner(
-            configuration: configuration, start: live == nil ? nil : Syscalls.realtimeMicros(),
+            configuration: configuration, start: live ? WallClock.micros() : nil,
             commander: ScanCommander(transport: transport, active: source.active, useExtended: source.extended))
         var warnings = 0
-        runner.warn = { text in
+        runner.warn = { problem in
             warnings += 1
-            if warnings <= 20 { Console.error("warning: \(text)") }
-            if warnings == 21 { Console.error("warning: further decode warnings are not shown") }
+            switch style {
+            case .session:
+                guard let time = problem.sessionTime else { return warnings -= 1 }
+                if warnings <= 20 { Console.error("warning: event at \(Double(time) / 1_000_000): \(problem.error)") }
+                if warnings == 21 { Console.error("warning: further decode warnings are not shown") }
+            case .captureRecords(let path):
+                if warnings <= 20 { Console.error("warning: \(path): record \(problem.captureIndex ?? 0): \(problem.error)") }
+            }
         }
         if source.realtime { runner.pace = ReplayPacer().pace }
         // Live, the scan follows Low Power Mode and the thermal state (a replay is what was heard).
-        let energy = live != nil && !source.ignoreEnergyState ? Self.followEnergyState() : nil
-        runner.policy = energy?.policy
-        defer { energy?.task.cancel() }
+        if live && !source.ignoreEnergyState {
+            runner.energyState = { try await JouleProcessInfo.live() }
+            runner.energyUnavailable = { Console.error("warning: scanning without power/thermal state: \($0)") }
+        }
         var failure: HCITransportError?
+        let flushEach = if case .session = style { true } else { false }
         do throws(HCITransportError) {
-            try await runner.run { output in
-                emit(output)
-                flush()
+            if flushEach {
+                try await runner.run { output in
+                    emit(output)
+                    flush()
+                }
+            } else {
+                try await runner.run(emit: emit)
             }
         } catch {
             failure = error
@@ -46,49 +64,14 @@ enum BeaconRun {
         flush()
         signals?.cancel()
         await transport.close()
-        if let replay = transport as? ReplayHCITransport, let warning = await replay.captureWarning {
-            Console.error("warning: \(warning)")
+        if case .captureRecords(let path) = style, warnings > 20 {
+            Console.error("warning: \(path): \(warnings - 20) more records with decode problems")
         }
+        if let warning = runner.captureWarning { Console.error("warning: \(warning)") }
         if let failure {
             Console.error("joule beacons: \(failure)")
             throw ExitCode(1)
         }
         return runner.session
     }
-
-    /// A policy switch kept in step with the live power and thermal engines; nil (scan as asked)
-    /// with a warning when they cannot start.
-    static func followEnergyState() -> (policy: ScanPolicySwitch, task: Task<Void, Never>)? {
-        let policy = ScanPolicySwitch()
-        let task = Task {
-            let info: JouleProcessInfo
-            do {
-                info = try await JouleProcessInfo.live()
-            } catch {
-                Console.error("warning: scanning without power/thermal state: \(error)")
-                return
-            }
-            policy.set(.forEnergy(lowPowerMode: info.isLowPowerModeEnabled, thermalState: info.thermalState))
-            for await event in info.events {
-                policy.set(.forEnergy(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState))
-            }
-        }
-        return (policy, task)
-    }
 }
-
-/// Sleeps so that replayed events arrive at the capture's pace.
-final class ReplayPacer: Sendable {
-    private let start = ContinuousClock.now
-    private let first = Mutex<Int64?>(nil)
-
-    func pace(_ time: Int64) async {
-        let origin = first.withLock { value in
-            if value == nil { value = time }
-            return value ?? time
-        }
-        let due = start + .microseconds(time - origin)
-        if due > .now { try? await Task.sleep(until: due, clock: .continuous) }
-    }
-}
-

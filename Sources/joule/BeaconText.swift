@@ -1,26 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import JouleHardware
 import JoulePolicy
 
 /// Human-readable beacon output.
 enum BeaconText {
     /// `2023-11-14T22:13:20.25Z` from Unix µs.
-    static func time(_ micros: Int64) -> String {
-        var seconds = time_t(micros / 1_000_000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let fraction = micros % 1_000_000
-        var text = "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
-        if fraction > 0 {
-            let digits = String(fraction)
-            text += "." + String(repeating: "0", count: 6 - digits.count) + digits
-            while text.hasSuffix("0") { text.removeLast() }
-        }
-        return text + "Z"
-    }
+    static func time(_ micros: Int64) -> String { BeaconTime.utcText(micros) }
 
     static func number(_ value: Double?, _ suffix: String = "") -> String {
         guard let value, value.isFinite else { return "-" }

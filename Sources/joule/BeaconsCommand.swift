@@ -29,25 +29,22 @@ struct BeaconSourceOptions: ParsableArguments {
     var extended = false
 
     @Option(help: "Scan duty cycle WINDOW_MS/INTERVAL_MS (2.5 to 10240 ms), e.g. 30/300.")
-    var duty: String?
+    var duty: Spec<ScanDuty>?
 
     @Flag(help: "Scan as asked even in Low Power Mode or a serious or critical thermal state (live scans only).")
     var ignoreEnergyState = false
 
     func validate() throws {
         if realtime && replay == nil { throw ValidationError("--realtime only applies with --replay FILE") }
-        if let duty {
-            do throws(ScanDuty.SpecError) { _ = try ScanDuty(spec: duty) } catch { throw ValidationError(error.description) }
-        }
+        try duty?.check()
     }
 
-    var scanDuty: ScanDuty? { duty.flatMap { try? ScanDuty(spec: $0) } }
+    var scanDuty: ScanDuty? { duty?.value }
 
     /// The transport: a replay of the file, or the live adapter.
-    func makeTransport() throws(HCITransportError) -> (any HCITransport, LiveHCITransport?) {
-        if let replay { return (try ReplayHCITransport(path: replay), nil) }
-        let live = try LiveHCITransport(adapter: adapter)
-        return (live, live)
+    func makeTransport() throws(HCITransportError) -> any HCITransport {
+        if let replay { return try ReplayHCITransport(path: replay) }
+        return try LiveHCITransport(adapter: adapter)
     }
 }
 
@@ -56,14 +53,18 @@ struct RegionOptions: ParsableArguments {
     @Option(
         name: .customLong("region"), parsing: .upToNextOption,
         help: "Regions as NAME=UUID[:MAJOR[:MINOR]] or a bare UUID (repeatable).")
-    var specs: [String] = []
+    var specs: [Spec<BeaconRegion>] = []
 
     func validate() throws {
         guard !specs.isEmpty else { throw ValidationError("at least one --region NAME=UUID[:MAJOR[:MINOR]] is required") }
-        do throws(BeaconRegion.SpecError) { _ = try BeaconRegion.parse(specs) } catch {
+        do throws(BeaconRegion.SpecError) { _ = try distinct() } catch {
             throw ValidationError(error.description)
         }
     }
 
-    var regions: [BeaconRegion] { (try? BeaconRegion.parse(specs)) ?? [] }
+    var regions: [BeaconRegion] { (try? distinct()) ?? [] }
+
+    private func distinct() throws(BeaconRegion.SpecError) -> [BeaconRegion] {
+        try BeaconRegion.distinct(specs.map { ($0.text, $0.parsed) })
+    }
 }

@@ -55,15 +55,7 @@ struct BeaconsMonitor: AsyncParsableCommand {
 
     /// Runs the user's command and waits for it, so hooks see events in order.
     static func runHook(_ command: String, _ event: RegionEvent) {
-        let environment = [
-            "JOULE_EVENT": event.kind.rawValue,
-            "JOULE_REGION": event.region.name,
-            "JOULE_UUID": event.region.uuid.description,
-            "JOULE_MAJOR": event.region.major.map(String.init) ?? "",
-            "JOULE_MINOR": event.region.minor.map(String.init) ?? "",
-            "JOULE_TIMESTAMP": JSONValue.from(Double(event.timestampMicros) / 1_000_000).serialized,
-        ]
-        switch HookRunner.run(command: command, environment: environment) {
+        switch HookRunner.run(command: command, environment: event.hookEnvironment.variables) {
         case .success(0): break
         case .success(let status): Console.error("warning: --exec command exited with status \(status)")
         case .failure(let error): Console.error("warning: --exec command could not start: \(error)")

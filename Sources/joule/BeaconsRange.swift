@@ -27,7 +27,7 @@ struct BeaconsRange: AsyncParsableCommand {
     var rssiTrim: Double = 0.1
 
     @Option(name: .customLong("distance-coefficients"), help: "A,B,C of distance = A*(rssi/txPower)^B + C.")
-    var distanceCoefficients: String = "0.42093,6.9476,0.54992"
+    var distanceCoefficients = Spec<DistanceModel>(argument: "0.42093,6.9476,0.54992")
 
     @Flag(help: "One JSON line per beacon per interval.")
     var json = false
@@ -37,13 +37,7 @@ struct BeaconsRange: AsyncParsableCommand {
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard rssiWindow > 0, rssiWindow.isFinite else { throw ValidationError("--rssi-window must be a positive number of seconds") }
         guard (0..<0.5).contains(rssiTrim) else { throw ValidationError("--rssi-trim must be at least 0 and below 0.5") }
-        guard model != nil else { throw ValidationError("--distance-coefficients must be three numbers A,B,C") }
-    }
-
-    var model: DistanceModel? {
-        let parts = distanceCoefficients.split(separator: ",").compactMap { Double($0) }
-        guard parts.count == 3, parts.allSatisfy(\.isFinite) else { return nil }
-        return DistanceModel(a: parts[0], b: parts[1], c: parts[2])
+        try distanceCoefficients.check { _ in "--distance-coefficients must be three numbers A,B,C" }
     }
 
     func run() async throws {
@@ -52,7 +46,7 @@ struct BeaconsRange: AsyncParsableCommand {
             mode: once ? .rangeOnce(intervalSeconds: interval, timeoutSeconds: timeout) : .range(intervalSeconds: interval),
             regions: regions)
         configuration.ranger = BeaconRanger(
-            regions: regions, model: model ?? DistanceModel(), windowSeconds: rssiWindow, trim: rssiTrim)
+            regions: regions, model: distanceCoefficients.value ?? DistanceModel(), windowSeconds: rssiWindow, trim: rssiTrim)
         if let duty = source.scanDuty { configuration.controller.highDuty = duty }
         configuration.alwaysListening = source.replay != nil
         let output = StandardOutput()

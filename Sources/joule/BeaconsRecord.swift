@@ -29,69 +29,40 @@ struct BeaconsRecord: AsyncParsableCommand {
             Console.error("joule beacons record: \(error)")
             throw ExitCode(1)
         }
+        let recorder = BeaconRecorder(writer: writer, durationSeconds: duration)
         if let replay = source.replay {
-            try convert(replay, writer)
+            do throws(BeaconRecorder.Failure) {
+                if let warning = try recorder.convert(capture: replay) { Console.error("warning: \(warning)") }
+            } catch {
+                Console.error("joule beacons record: \(error)")
+                throw ExitCode(1)
+            }
         } else {
-            try await recordLive(writer)
+            let live: LiveHCITransport
+            do throws(HCITransportError) { live = try LiveHCITransport(adapter: source.adapter) } catch {
+                Console.error("joule beacons: \(error)")
+                throw ExitCode(1)
+            }
+            let signals = SignalTrap { _ in live.stopEvents() }
+            var failure: BeaconRecorder.Failure?
+            do throws(BeaconRecorder.Failure) {
+                try await recorder.record(
+                    commander: ScanCommander(transport: live, active: source.active, useExtended: source.extended),
+                    duty: source.scanDuty ?? .ranging, start: WallClock.micros())
+            } catch {
+                failure = error
+            }
+            signals.cancel()
+            await live.close()
+            if let failure {
+                Console.error("joule beacons record: \(failure)")
+                throw ExitCode(1)
+            }
         }
         do throws(HardwareError) { try writer.close() } catch {
             Console.error("joule beacons record: \(error)")
             throw ExitCode(1)
         }
         Console.error("joule beacons record: \(writer.recordCount) records written to \(out)")
-    }
-
-    private func convert(_ path: String, _ writer: BTSnoopWriter) throws {
-        let reader: BTSnoopReader
-        do throws(BTSnoopError) { reader = try BTSnoopReader(path: path) } catch {
-            Console.error("joule beacons record: \(error)")
-            throw ExitCode(1)
-        }
-        var start: Int64?
-        do throws(HardwareError) {
-            while let record = reader.next() {
-                guard record.type != .other, let time = record.timestampMicros else { continue }
-                if BeaconTime.isPlausible(time) {
-                    start = start ?? time
-                    if let duration, let start, time - start > BeaconTime.micros(seconds: duration) { break }
-                }
-                try writer.write(type: record.type, received: record.received, payload: record.payload, timestampMicros: time)
-            }
-        } catch {
-            Console.error("joule beacons record: \(error)")
-            throw ExitCode(1)
-        }
-        if let warning = reader.warning { Console.error("warning: \(warning)") }
-    }
-
-    private func recordLive(_ writer: BTSnoopWriter) async throws {
-        let live: LiveHCITransport
-        do throws(HCITransportError) { live = try LiveHCITransport(adapter: source.adapter) } catch {
-            Console.error("joule beacons: \(error)")
-            throw ExitCode(1)
-        }
-        let signals = SignalTrap { _ in live.stopEvents() }
-        var commander = ScanCommander(transport: live, active: source.active, useExtended: source.extended)
-        let start = Syscalls.realtimeMicros()
-        var failure: (any Error)?
-        do {
-            try await commander.apply(.scanning(source.scanDuty ?? .ranging))
-            while let record = try await live.nextEvent() {
-                guard let time = record.timestampMicros else { continue }
-                if let duration, time - start >= BeaconTime.micros(seconds: duration) { break }
-                if !record.bytes.isEmpty {
-                    try writer.write(type: .event, received: true, payload: record.bytes, timestampMicros: time)
-                }
-            }
-        } catch {
-            failure = error
-        }
-        try? await commander.apply(.off)
-        signals.cancel()
-        await live.close()
-        if let failure {
-            Console.error("joule beacons record: \(failure)")
-            throw ExitCode(1)
-        }
     }
 }

@@ -15,59 +15,39 @@ struct BeaconsScan: AsyncParsableCommand {
 
     func run() async throws {
         let output = StandardOutput()
-        if json, let replay = source.replay, !source.realtime {
-            try Self.decodeFast(replay, into: output)
-            return
-        }
         var configuration = BeaconSession.Configuration(mode: .scan)
         if let duty = source.scanDuty { configuration.controller.highDuty = duty }
         configuration.alwaysListening = source.replay != nil
+        // A replay as fast as it decodes: lines go out in large writes, warnings name records.
+        let batch = json && !source.realtime ? source.replay : nil
+        let warnings: BeaconRun.WarningStyle = batch.map { .captureRecords(path: $0) } ?? .session
+        if json {
+            // Touches nothing but the output buffer: this runs once per advert.
+            _ = try await BeaconRun.run(configuration: configuration, source: source, warnings: warnings) { event in
+                guard case .advert(let advert, _) = event else { return }
+                output.buffer.appendLine(advert)
+                output.lineWritten()
+            } flush: {
+                output.flush()
+            }
+            output.flush()
+            return
+        }
         var table = BeaconTable()
         var lastPrint: Int64?
         var latest: Int64 = 0
         let live = source.replay == nil
-        _ = try await BeaconRun.run(configuration: configuration, source: source) { event in
-            guard case .advert(let advert) = event else { return }
-            let time = advert.timestampMicros ?? latest
-            latest = max(latest, time)
-            if json {
-                output.buffer.appendLine(advert)
-                output.lineWritten()
-                return
-            }
-            table.observe(advert, at: time)
-            if let last = lastPrint, time - last < 1_000_000 { return }
-            lastPrint = time
-            if live { BeaconText.printTable(table.rows(at: time), at: time) }
+        _ = try await BeaconRun.run(configuration: configuration, source: source, warnings: warnings) { event in
+            guard case .advert(let advert, let at?) = event else { return }
+            latest = max(latest, at)
+            table.observe(advert, at: at)
+            if let last = lastPrint, at - last < 1_000_000 { return }
+            lastPrint = at
+            if live { BeaconText.printTable(table.rows(at: at), at: at) }
         } flush: {
             output.flush()
         }
-        if !json { BeaconText.printTable(table.rows(at: latest), at: latest) }
+        BeaconText.printTable(table.rows(at: latest), at: latest)
         output.flush()
-    }
-
-    /// The replay fast path of `scan --json`: records straight from the reader's buffer to
-    /// the output buffer, with no per-advert allocation beyond the line itself.
-    static func decodeFast(_ path: String, into output: StandardOutput) throws {
-        let reader: BTSnoopReader
-        do throws(BTSnoopError) { reader = try BTSnoopReader(path: path) } catch {
-            Console.error("joule beacons: \(error)")
-            throw ExitCode(1)
-        }
-        var warnings = 0
-        while let record = reader.next() {
-            guard record.type == .event, record.received else { continue }
-            let problem = BeaconAdvert.forEach(inEvent: record.payload, timestampMicros: record.timestampMicros) { advert in
-                output.buffer.appendLine(advert)
-            }
-            output.lineWritten()
-            if let problem {
-                warnings += 1
-                if warnings <= 20 { Console.error("warning: \(path): record \(record.index): \(problem)") }
-            }
-        }
-        output.flush()
-        if warnings > 20 { Console.error("warning: \(path): \(warnings - 20) more records with decode problems") }
-        if let warning = reader.warning { Console.error("warning: \(warning)") }
     }
 }

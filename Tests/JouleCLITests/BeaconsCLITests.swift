@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func scanJSONThroughTheSessionPathMatchesTooWhenPaced() throws {
-        // --realtime goes through the transport and session rather than the fast path.
+        // --realtime paces the replay event by event and flushes after each line.
         let result = try CLIHarness.run(["beacons", "scan", "--json", "--realtime", "--replay", Self.path("multi-report-h4.btsnoop")])
         #expect(result.status == 0)
         #expect(result.stdout == (try Self.expected("multi-report-h4.expected.ndjson")))

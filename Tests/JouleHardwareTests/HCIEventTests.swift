@@ -122,3 +122,23 @@ import Testing
         #expect(HCICommand.setExtendedScanEnable(false).opcode == 0x2042)
     }
 }
+
+@Suite struct HCICommandAnswerTests {
+    @Test func completeAndStatusCarryTheirStatus() {
+        #expect(HCICommandAnswer(event: [0x0E, 0x04, 0x01, 0x0B, 0x20, 0x0C]) == .status(opcode: 0x200B, 0x0C))
+        #expect(HCICommandAnswer(event: [0x0F, 0x04, 0x01, 0x01, 0x41, 0x20]) == .status(opcode: 0x2041, 0x01))
+        #expect(HCICommandAnswer(event: [0x3E, 0x01, 0x02]) == nil, "not an answer")
+    }
+
+    @Test func anAnswerTooShortForItsStatusIsMalformedNeverSuccess() {
+        #expect(HCICommandAnswer(event: [0x0E, 0x03, 0x01, 0x0B, 0x20]) == .malformed(
+            opcode: 0x200B, .truncated(field: "Command Complete status", offset: 3, needed: 1, available: 0)))
+        #expect(HCICommandAnswer(event: [0x0F, 0x00]) == .malformed(
+            opcode: nil, .truncated(field: "Command Status status", offset: 0, needed: 1, available: 0)))
+        // The length byte claims more than is there.
+        #expect(HCICommandAnswer(event: [0x0E, 0x04, 0x01, 0x0B, 0x20]) == .malformed(
+            opcode: 0x200B, .truncated(field: "HCI event parameters", offset: 2, needed: 4, available: 3)))
+        #expect(HCICommandAnswer(event: [0x0E]) == .malformed(
+            opcode: nil, .truncated(field: "HCI event header", offset: 0, needed: 2, available: 1)))
+    }
+}

@@ -64,3 +64,19 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+
+@Suite struct BeaconTrackerTests {
+    @Test func forgetsBeaconsUnheardForTheWindowAndKeepsTheLatestInfo() throws {
+        var tracker = BeaconTracker<String, String>(windowSeconds: 10)
+        tracker.observe("b", info: "first", txPower: -59, rssi: -59, at: 0)
+        tracker.observe("a", info: "only", txPower: nil, rssi: -70, at: 5_000_000)
+        tracker.observe("b", info: "second", txPower: -59, rssi: nil, at: 6_000_000)
+        let now = tracker.estimates(at: 9_000_000)
+        #expect(now.map(\.key) == ["a", "b"], "key order")
+        #expect(now[0].accuracyM == nil && now[0].proximity == .unknown, "no calibration, no distance")
+        #expect(now[1].info == "second")
+        #expect(now[1].rssi == -59)
+        #expect(tracker.estimates(at: 15_000_000).map(\.key) == ["b"])
+        #expect(tracker.estimates(at: 16_000_000).isEmpty)
+    }
+}

@@ -49,7 +49,7 @@ public final class BTSnoopWriter {
     }
 
     /// Writes buffered records to the file.
-    public func flush() throws(HardwareError) {
+    private func flush() throws(HardwareError) {
         guard !pending.isEmpty, fd >= 0 else { return }
         let result: Result<Void, HardwareError> = pending.withUnsafeBytes { raw in
             do throws(HardwareError) {

@@ -47,25 +47,12 @@ public struct ByteCursor {
         return value
     }
 
-    /// `count` bytes as a big-endian integer (count ≤ 8).
-    @inline(__always) public mutating func uintBE(_ count: Int, _ field: String) throws(DecodeError) -> UInt64 {
-        try require(count, field)
-        defer { offset += count }
-        var value: UInt64 = 0
-        for i in 0..<count { value = value << 8 | UInt64(bytes[offset + i]) }
-        return value
-    }
-
     /// The next `count` bytes, borrowed; `count` comes from input, so it is checked like any read.
     @inline(__always) public mutating func take(_ count: Int, _ field: String) throws(DecodeError) -> UnsafeRawBufferPointer {
         guard count >= 0 else { throw .invalid(field: field, offset: offset, value: count) }
         try require(count, field)
         defer { offset += count }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
-    }
-
-    @inline(__always) public mutating func skip(_ count: Int, _ field: String) throws(DecodeError) {
-        _ = try take(count, field)
     }
 }
 

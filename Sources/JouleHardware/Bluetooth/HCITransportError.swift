@@ -15,6 +15,8 @@ public enum HCITransportError: Error, Sendable, Equatable, CustomStringConvertib
     case commandFailed(command: String, status: UInt8)
     /// No Command Complete/Status arrived in time.
     case commandTimeout(command: String)
+    /// The controller's answer to a command did not decode (e.g. no status byte).
+    case malformedAnswer(command: String, DecodeError)
     case system(HardwareError)
     /// A replay file could not be opened.
     case capture(String)
@@ -32,6 +34,7 @@ public enum HCITransportError: Error, Sendable, Equatable, CustomStringConvertib
         case .commandFailed(let command, let status):
             "the controller refused \(command): \(HCIStatus.name(status)) (0x\(String(format8: status)))"
         case .commandTimeout(let command): "the controller did not answer \(command) within 2 s"
+        case .malformedAnswer(let command, let error): "the controller's answer to \(command) is malformed: \(error)"
         case .system(let error): "\(error)"
         case .capture(let text): text
         }

@@ -115,20 +115,61 @@ public enum BluetoothGateway {
         _ = setsockopt(fd, SOL_HCI, HCI_FILTER, &filter, socklen_t(MemoryLayout<hci_filter>.size))
     }
 
-    /// hci_send_cmd: writes the command; its completion arrives as an event on the socket.
+    /// write(2) of one H4 command packet (`01`, opcode, length, parameters), as hci_send_cmd
+    /// would; the completion arrives as an event on the socket.
     public static func send(_ fd: Int32, _ command: HCICommand, adapter: String) throws(HCITransportError) {
-        var parameters = command.parameters
-        let result = parameters.withUnsafeMutableBytes { raw in
-            hci_send_cmd(fd, UInt16(command.ogf), command.ocf, UInt8(truncatingIfNeeded: raw.count), raw.baseAddress)
+        let opcode = command.opcode
+        let packet: [UInt8] =
+            [HCIPacketType.command.rawValue, UInt8(truncatingIfNeeded: opcode), UInt8(truncatingIfNeeded: opcode >> 8),
+             UInt8(truncatingIfNeeded: command.parameters.count)] + command.parameters
+        while true {
+            let written = packet.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written == packet.count { return }
+            let e = Errno.current
+            if written < 0, e == .interrupted { continue }
+            throw error("write(HCI command \(command.name))", written < 0 ? e : .ioError, adapter: adapter)
         }
-        guard result >= 0 else { throw error("hci_send_cmd(\(command.name))", .current, adapter: adapter) }
     }
 
-    /// poll(2) for input with a timeout; true when readable (or errored, so read reports it).
-    public static func waitReadable(_ fd: Int32, timeoutMs: Int32) -> Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let n = poll(&entry, 1, timeoutMs)
-        return n > 0
+    /// A wake pipe: (read end, write end), both non-blocking and close-on-exec. Another thread
+    /// writes a byte to wake a loop waiting in `wait` on the read end. (An eventfd would do as
+    /// well; <sys/eventfd.h> is not in the Glibc module, and a pipe needs no shim.)
+    static func makeWakePipe() throws(HardwareError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        guard Glibc.pipe(&fds) == 0 else { throw HardwareError(operation: "pipe", path: "hci wake", errno: .current) }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        return (fds[0], fds[1])
+    }
+
+    /// Writes one byte to the wake pipe. Never blocks: a full pipe means the loop is woken already.
+    static func wake(_ writeEnd: Int32) {
+        var byte: UInt8 = 1
+        _ = Glibc.write(writeEnd, &byte, 1)
+    }
+
+    /// Empties the wake pipe after a wake.
+    static func drainWake(_ readEnd: Int32) {
+        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while withUnsafeMutableBytes(of: &bytes, { Glibc.read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    /// What `wait` found.
+    struct Readiness {
+        var socket = false
+        var wake = false
+    }
+
+    /// poll(2) on the HCI socket and the wake pipe for at most `timeoutMs` (-1: no limit).
+    /// The socket counts as ready on error or hang-up too, so `read` reports it. EINTR is
+    /// nothing ready; the caller recomputes its deadline and waits again.
+    static func wait(socket: Int32, wake: Int32, timeoutMs: Int32) -> Readiness {
+        var entries = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        let n = poll(&entries, 2, timeoutMs)
+        guard n > 0 else { return Readiness() }
+        return Readiness(socket: entries[0].revents != 0, wake: entries[1].revents != 0)
     }
 
     /// read(2) one packet from the HCI socket: the byte count (0 when nothing was pending,
@@ -136,12 +177,20 @@ public enum BluetoothGateway {
     public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, HardwareError> {
         let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
         if n > 0 { return .success(n) }
-        if n == 0 { return .failure(HardwareError(operation: "read", path: "hci", errno: Errno(EPIPE))) }
+        if n == 0 { return .failure(HardwareError(operation: "read", path: "hci", errno: .brokenPipe)) }
         let e = Errno.current
-        if e.rawValue == EINTR || e.rawValue == EAGAIN { return .success(0) }
+        if e == .interrupted || e == .tryAgain { return .success(0) }
         return .failure(HardwareError(operation: "read", path: "hci", errno: e))
     }
 
     /// hci_close_dev.
     public static func close(_ fd: Int32) { _ = hci_close_dev(fd) }
+
+    /// close(2) of a descriptor that is not an HCI socket (the wake pipe, a test's socket).
+    static func closeDescriptor(_ fd: Int32) { _ = Glibc.close(fd) }
+}
+
+extension Errno {
+    /// EPIPE: what the kernel gives a socket whose adapter was unregistered.
+    public static let brokenPipe = Errno(EPIPE)
 }

@@ -3,9 +3,12 @@
 /// duty) and whether every distance is steady (for `range --once`).
 public struct BeaconRanger: Sendable {
     public var regions: [BeaconRegion]
-    public var model: DistanceModel
-    public var windowSeconds: Double
-    public var trim: Double
+    public var model: DistanceModel {
+        get { tracker.model }
+        set { tracker.model = newValue }
+    }
+    public var windowSeconds: Double { tracker.windowSeconds }
+    public var trim: Double { tracker.trim }
     /// Intervals without a better best accuracy before ranging gives up on high duty.
     public var giveUpIntervals: Int
     /// Relative decrease of the best accuracy that counts as better.
@@ -14,13 +17,9 @@ public struct BeaconRanger: Sendable {
     public var steadyIntervals: Int
     public var steadyTolerance: Double
 
-    private struct Track: Sendable {
-        var filter: RunningAverageRSSIFilter
-        var txPower: Int
-        var lastSeen: Int64
-        var recent: [Double?] = []
-    }
-    private var tracks: [BeaconKey: Track] = [:]
+    private var tracker: BeaconTracker<BeaconKey, Void>
+    /// The last `steadyIntervals` distances of each tracked beacon, for `allSteady`.
+    private var recent: [BeaconKey: [Double?]] = [:]
     private var bestAccuracy = Double.infinity
     private var staleIntervals = 0
     private var lastKeys: Set<BeaconKey> = []
@@ -33,9 +32,7 @@ public struct BeaconRanger: Sendable {
         steadyTolerance: Double = 0.1
     ) {
         self.regions = regions
-        self.model = model
-        self.windowSeconds = windowSeconds
-        self.trim = trim
+        tracker = BeaconTracker(model: model, windowSeconds: windowSeconds, trim: trim)
         self.giveUpIntervals = giveUpIntervals
         self.improvement = improvement
         self.steadyIntervals = steadyIntervals
@@ -49,33 +46,29 @@ public struct BeaconRanger: Sendable {
     /// Records an advert of a beacon in one of the regions; RSSI nil still counts as seen.
     public mutating func observe(_ key: BeaconKey, txPower: Int, rssi: Int?, at time: Int64) {
         guard inRegion(key) else { return }
-        var track = tracks[key] ?? Track(filter: RunningAverageRSSIFilter(windowSeconds: windowSeconds, trim: trim), txPower: txPower, lastSeen: time)
-        if let rssi { track.filter.add(rssi, at: time) }
-        track.txPower = txPower
-        track.lastSeen = time
-        tracks[key] = track
+        tracker.observe(key, info: (), txPower: txPower, rssi: rssi, at: time)
     }
 
     /// The ranging result at `time`: every beacon seen within the window, one entry per
     /// matching region, nearest first (unknown distances last).
     public mutating func report(at time: Int64) -> [RangedBeacon] {
-        let window = BeaconTime.micros(seconds: windowSeconds)
-        tracks = tracks.filter { time - $0.value.lastSeen < window }
+        let estimates = tracker.estimates(at: time)
+        var kept: [BeaconKey: [Double?]] = [:]
         var rows: [RangedBeacon] = []
-        for key in tracks.keys.sorted() {
-            guard var track = tracks[key] else { continue }
-            let rssi = track.filter.value(now: time)
-            let accuracy = model.distance(rssi: rssi, txPower: track.txPower)
-            track.recent.append(accuracy)
-            if track.recent.count > steadyIntervals { track.recent.removeFirst(track.recent.count - steadyIntervals) }
-            tracks[key] = track
+        for estimate in estimates {
+            let key = estimate.key
+            var history = recent[key] ?? []
+            history.append(estimate.accuracyM)
+            if history.count > steadyIntervals { history.removeFirst(history.count - steadyIntervals) }
+            kept[key] = history
             for region in regions where region.matches(uuid: key.uuid, major: key.major, minor: key.minor) {
                 rows.append(
                     RangedBeacon(
-                        timestampMicros: time, region: region.name, key: key, rssi: rssi, accuracyM: accuracy,
-                        proximity: Proximity(accuracyM: accuracy)))
+                        timestampMicros: time, region: region.name, key: key, rssi: estimate.rssi,
+                        accuracyM: estimate.accuracyM, proximity: estimate.proximity))
             }
         }
+        recent = kept
         rows.sort { a, b in
             switch (a.accuracyM, b.accuracyM) {
             case let (x?, y?) where x != y: return x < y
@@ -115,11 +108,12 @@ public struct BeaconRanger: Sendable {
     /// True when at least one beacon is ranged and each has `steadyIntervals` known distances
     /// within `steadyTolerance` (relative) of each other.
     public var allSteady: Bool {
-        guard !tracks.isEmpty else { return false }
-        return tracks.values.allSatisfy { track in
-            guard track.recent.count >= steadyIntervals else { return false }
-            let values = track.recent.compactMap { $0 }
-            guard values.count == track.recent.count, let lo = values.min(), let hi = values.max() else { return false }
+        guard !tracker.isEmpty else { return false }
+        return tracker.keys.allSatisfy { key in
+            let history = recent[key] ?? []
+            guard history.count >= steadyIntervals else { return false }
+            let values = history.compactMap { $0 }
+            guard values.count == history.count, let lo = values.min(), let hi = values.max() else { return false }
             return hi - lo <= steadyTolerance * max(hi, 0.1)
         }
     }

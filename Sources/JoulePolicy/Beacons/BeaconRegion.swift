@@ -54,9 +54,16 @@ public struct BeaconRegion: Sendable, Hashable {
 
     /// Parses several specs, rejecting duplicate names.
     public static func parse(_ specs: [String]) throws(SpecError) -> [BeaconRegion] {
+        try distinct(specs.map { spec in (spec, Result { () throws(SpecError) in try BeaconRegion(spec: spec) }) })
+    }
+
+    /// Regions parsed one by one, in order: the first bad spec's error, or a name used twice.
+    public static func distinct(_ parsed: [(spec: String, region: Result<BeaconRegion, SpecError>)]) throws(SpecError)
+        -> [BeaconRegion]
+    {
         var regions: [BeaconRegion] = []
-        for spec in specs {
-            let region = try BeaconRegion(spec: spec)
+        for (spec, result) in parsed {
+            let region = try result.get()
             guard !regions.contains(where: { $0.name == region.name }) else {
                 throw SpecError(spec: spec, reason: "region name \"\(region.name)\" is used twice")
             }

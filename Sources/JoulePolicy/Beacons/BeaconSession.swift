@@ -31,7 +31,9 @@ public struct BeaconSession: Sendable {
     }
 
     public enum Output: Sendable, Equatable {
-        case advert(BeaconAdvert)
+        /// A beacon advert (scan mode), stamped with the capture's own time, and the session's
+        /// time when it was heard (nil before a replay's first plausible timestamp).
+        case advert(BeaconAdvert, at: Int64?)
         case region(RegionEvent)
         /// One ranging interval's beacons, nearest first (possibly empty).
         case ranging(at: Int64, [RangedBeacon])
@@ -89,8 +91,19 @@ public struct BeaconSession: Sendable {
 
     private var nextDeadline: Int64? {
         guard !finished else { return nil }
-        return [nextTick, onceDeadline, controller.nextDeadline, monitor.nextExit(listening: listening)]
-            .compactMap { $0 }.min()
+        // Once per event of a capture: no array, no allocation.
+        func earlier(_ a: Int64?, _ b: Int64?) -> Int64? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return earlier(earlier(nextTick, onceDeadline), earlier(controller.nextDeadline, monitor.nextExit(listening: listening)))
+    }
+
+    /// True when moving time cannot cause any output: no regions, no timer, no back-off. Then
+    /// a driver may let many events pass and `advance` once to the last one's time.
+    public var isQuiet: Bool {
+        !finished && configuration.regions.isEmpty && nextDeadline == nil && controller.pauseLevel == 0
     }
 
     /// Moves time to `time`, firing everything due before it (and at it, when `inclusive`).
@@ -163,11 +176,11 @@ public struct BeaconSession: Sendable {
         return [.radio(at: now, wanted)]
     }
 
-    /// An advert heard at `now` (call `advance` first).
+    /// An advert heard at `now` (call `advance` first): region events and radio changes.
+    /// Scan mode's stream of adverts is the runner's to emit; the session only counts them.
     public mutating func receive(_ advert: BeaconAdvert) -> [Output] {
-        guard !finished else { return [] }
+        guard !finished, !configuration.regions.isEmpty else { return [] }
         var out: [Output] = []
-        if case .scan = configuration.mode { out.append(.advert(advert)) }
         guard let (key, txPower) = BeaconKey.of(advert.frame) else { return out }
         for event in monitor.observe(key, at: now) {
             out.append(.region(event))

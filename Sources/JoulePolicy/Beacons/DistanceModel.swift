@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 
 /// The curve-fitted distance estimate AltBeacon uses for Nexus-class receivers:
 /// with r = rssi / txPower, distance = r^10 when r < 1, else A·r^B + C, in metres.
@@ -13,6 +11,18 @@ public struct DistanceModel: Sendable, Equatable {
         self.a = a
         self.b = b
         self.c = c
+    }
+
+    public struct SpecError: Error, Sendable, CustomStringConvertible {
+        public var spec: String
+        public var description: String { "bad distance coefficients \"\(spec)\": expected three numbers A,B,C" }
+    }
+
+    /// Parses `A,B,C`: three finite numbers.
+    public init(spec: String) throws(SpecError) {
+        let parts = spec.split(separator: ",").compactMap { Double($0) }
+        guard parts.count == 3, parts.allSatisfy(\.isFinite) else { throw SpecError(spec: spec) }
+        self.init(a: parts[0], b: parts[1], c: parts[2])
     }
 
     /// Metres, or nil when either value is missing or zero (no calibration, no signal).

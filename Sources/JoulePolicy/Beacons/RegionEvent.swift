@@ -19,4 +19,16 @@ public struct RegionEvent: Sendable, Equatable {
             "minor": .from(region.minor.map(Int.init)),
         ]
     }
+
+    /// The `beacons monitor --exec` environment: `JOULE_EVENT`, `JOULE_REGION`, `JOULE_UUID`,
+    /// `JOULE_MAJOR`, `JOULE_MINOR` (empty when the region matches any) and `JOULE_TIMESTAMP`.
+    public var hookEnvironment: HookEnvironment {
+        var environment = HookEnvironment(
+            event: kind.rawValue, timestamp: JSONValue.from(Double(timestampMicros) / 1_000_000).serialized)
+        environment.set("region", .string(region.name))
+        environment.set("uuid", .string(region.uuid.description))
+        environment.set("major", .from(region.major.map(Int.init)))
+        environment.set("minor", .from(region.minor.map(Int.init)))
+        return environment
+    }
 }

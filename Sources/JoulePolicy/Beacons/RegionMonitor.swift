@@ -41,7 +41,12 @@ public struct RegionMonitor: Sendable {
     /// The earliest time an exit falls due if the radio keeps `listening` from now.
     public func nextExit(listening: Bool) -> Int64? {
         guard listening, let now else { return nil }
-        return states.filter(\.inside).map { now + max(0, exitTimeoutMicros - $0.silence) }.min()
+        var earliest: Int64?
+        for state in states where state.inside {
+            let due = now + max(0, exitTimeoutMicros - state.silence)
+            if due < earliest ?? .max { earliest = due }
+        }
+        return earliest
     }
 
     /// Moves time to `time`; `listening` says whether the radio listened since the previous call.

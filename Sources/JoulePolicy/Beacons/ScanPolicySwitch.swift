@@ -11,4 +11,18 @@ public final class ScanPolicySwitch: Sendable {
     public var current: ScanPolicyInput { value.withLock { $0 } }
 
     public func set(_ policy: ScanPolicyInput) { value.withLock { $0 = policy } }
+
+    /// Keeps the switch in step with the energy engine: its state now, then every change,
+    /// until the engine's events end or the task is cancelled.
+    public func follow(_ info: JouleProcessInfo) async {
+        set(.forEnergy(lowPowerMode: info.isLowPowerModeEnabled, thermalState: info.thermalState))
+        for await event in info.events {
+            set(.forEnergy(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState))
+        }
+    }
+
+    /// Starts the energy engine with `start`, then follows it; throws when it cannot start.
+    public func follow(_ start: @Sendable () async throws -> JouleProcessInfo) async throws {
+        await follow(try await start())
+    }
 }
