@@ -18,11 +18,29 @@ find "$work/crashes" -type f -exec mv -t "$work/crashes-previous" {} +
 newest_source=$(find Sources/JouleHardware Fuzz CModules -newer "$bin" -type f 2>/dev/null | head -1 || true)
 if [[ ! -x $bin || -n $newest_source ]]; then
   echo "building $bin" >&2
+  # JouleHardware uses apple/swift-system: resolve it as the package pins it, and build its
+  # module here with the settings its Package.swift gives (availability macros, defines).
+  swift package resolve >/dev/null
+  system=.build/checkouts/swift-system
+  macros=()
+  while read -r version; do
+    macros+=(-enable-experimental-feature "AvailabilityMacro=System $version:macOS 10.10, iOS 8.0, watchOS 2.0, tvOS 9.0, visionOS 1.0")
+  done < <(sed -n 's/^ *Available("\([0-9.]*\)".*/\1/p' "$system/Package.swift")
+  clang -O1 -c -fsanitize=address -I "$system/Sources/CSystem/include" "$system/Sources/CSystem/shims.c" -o .build-fuzz/csystem.o
+  clang -O1 -c -fsanitize=fuzzer-no-link,address -I CModules/CJouleShims/include CModules/CJouleShims/shims.c -o .build-fuzz/cjouleshims.o
+  swiftc -O -sanitize=address -parse-as-library -module-name SystemPackage -swift-version 5 \
+    -D SYSTEM_PACKAGE -enable-experimental-feature Lifetimes "${macros[@]}" \
+    -Xcc -I -Xcc "$system/Sources/CSystem/include" -I "$system/Sources/CSystem/include" \
+    -emit-module -emit-module-path .build-fuzz/SystemPackage.swiftmodule -emit-library -static \
+    $(find "$system/Sources/System" -name '*.swift' | sort) -o .build-fuzz/libSystemPackage.a 2> .build-fuzz/build.log \
+    || { cat .build-fuzz/build.log >&2; exit 1; }
   # One module: the harness reaches internal parsers (SysfsValue, MillidegreeValue).
   swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JouleHardware \
-    -swift-version 6 -I CModules/CUdev -I CModules/CBluetooth \
+    -swift-version 6 -I CModules/CUdev -I CModules/CBluetooth -I CModules/CJouleShims/include \
+    -I .build-fuzz -I "$system/Sources/CSystem/include" \
     $(find Sources/JouleHardware -name '*.swift' | sort) Fuzz/FuzzEntry.swift \
-    -ludev -lbluetooth -o "$bin" 2> .build-fuzz/build.log || { cat .build-fuzz/build.log >&2; exit 1; }
+    .build-fuzz/libSystemPackage.a .build-fuzz/csystem.o .build-fuzz/cjouleshims.o \
+    -ludev -lbluetooth -o "$bin" 2>> .build-fuzz/build.log || { cat .build-fuzz/build.log >&2; exit 1; }
   # gold warns about every ASan helper symbol; show anything else.
   grep -v "Cannot export local symbol" .build-fuzz/build.log >&2 || true
 fi

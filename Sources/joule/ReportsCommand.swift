@@ -119,7 +119,7 @@ struct ReportsCommand: ParsableCommand {
                 Console.out(stored.report.json.serialized)
                 return
             }
-            let text = (try? Syscalls.readText(stored.textPath)) ?? stored.report.text
+            let text = (try? FileSystem.readText(stored.textPath)) ?? stored.report.text
             Console.out(text.hasSuffix("\n") ? String(text.dropLast()) : text)
         }
     }

@@ -111,7 +111,7 @@ struct WatchCommand: AsyncParsableCommand {
     /// One readable line per event.
     static func describe(_ event: TimedEvent) -> String {
         let time = Date(timeIntervalSince1970: event.timestamp).formatted(date: .omitted, time: .standard)
-        let fields = event.event.fields.entries.map { "\($0.0)=\(TimedEvent.plain($0.1))" }.joined(separator: " ")
+        let fields = event.event.fields.entries.map { "\($0.0)=\(HookEnvironment.plain($0.1))" }.joined(separator: " ")
         return "\(time) \(event.event.name) \(fields)"
     }
 }

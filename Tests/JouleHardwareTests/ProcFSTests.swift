@@ -57,14 +57,14 @@ import Testing
 
     @Test func readsThisLiveProcess() throws {
         let procfs = ProcFS()
-        let me = Syscalls.processID()
+        let me = CurrentProcess.pid
         let stat = try #require(try procfs.stat(me))
         #expect(stat.pid == me)
-        #expect(stat.ppid == Syscalls.parentProcessID())
-        #expect(procfs.status(me)?.realUID == Syscalls.realUserID())
+        #expect(stat.ppid == CurrentProcess.parentPID)
+        #expect(procfs.status(me)?.realUID == CurrentProcess.realUserID)
         #expect(procfs.threadIDs(me).contains(me))
         #expect(procfs.executablePath(me) != nil)
-        #expect(Syscalls.clockTicksPerSecond() > 0)
+        #expect(CurrentProcess.clockTicksPerSecond > 0)
     }
 
     @Test func systemIdentityFromAFixture() throws {
@@ -88,11 +88,11 @@ import Testing
     @Test func atomicWriteReplacesWholeFiles() throws {
         let tree = try ProcTree()
         let dir = tree.path + "/state/reports"
-        try Syscalls.makeDirectories(dir)
-        try Syscalls.writeFileAtomically(dir + "/a.txt", Array("one".utf8))
-        try Syscalls.writeFileAtomically(dir + "/a.txt", Array("two".utf8))
-        #expect(try Syscalls.readText(dir + "/a.txt") == "two")
-        #expect(try Syscalls.listDirectory(dir) == ["a.txt"])
-        #expect(throws: HardwareError.self) { try Syscalls.writeFileAtomically(tree.path + "/missing/x", [1]) }
+        try FileSystem.makeDirectories(dir)
+        try AtomicFile.write("one", to: dir + "/a.txt")
+        try AtomicFile.write("two", to: dir + "/a.txt")
+        #expect(try FileSystem.readText(dir + "/a.txt") == "two")
+        #expect(try FileSystem.listDirectory(dir) == ["a.txt"])
+        #expect(throws: HardwareError.self) { try AtomicFile.write([1], to: tree.path + "/missing/x") }
     }
 }

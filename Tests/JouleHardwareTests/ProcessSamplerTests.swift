@@ -114,14 +114,14 @@ import Testing
         // The schedstat-advanced value stays within a few ticks of a fresh stat read.
         let stat = try #require(try ProcFS().stat(pid))
         let latest = try #require(try sampler.sample(only: [pid]).first?.cpuNanoseconds)
-        let statNanoseconds = stat.cpuTicks * UInt64(1_000_000_000 / Syscalls.clockTicksPerSecond())
+        let statNanoseconds = stat.cpuTicks * UInt64(1_000_000_000 / CurrentProcess.clockTicksPerSecond)
         #expect(abs(Double(latest) - Double(statNanoseconds)) < 0.2e9)
     }
 
     @Test func samplesTheLiveMachineIncludingItself() throws {
         let sampler = ProcessSampler()
         let samples = try sampler.sample()
-        let me = try #require(samples.first { $0.pid == Syscalls.processID() })
+        let me = try #require(samples.first { $0.pid == CurrentProcess.pid })
         #expect(me.state == .running || me.state == .sleeping)
         #expect(samples.count > 1)
     }

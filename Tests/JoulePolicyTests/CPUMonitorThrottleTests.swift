@@ -128,11 +128,11 @@ import Testing
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         let report = try #require(try await driveToViolation(engine, tree, clock))
         #expect(report.actionTaken.contains("cpu.max 50000 100000"))
-        #expect(try Syscalls.readText(tree.path + "/sys/fs/cgroup/app.slice/cpu.max") == "50000 100000\n")
+        #expect(try FileSystem.readText(tree.path + "/sys/fs/cgroup/app.slice/cpu.max") == "50000 100000\n")
         #expect(await engine.limitedCgroups == ["/app.slice": "max 100000"])
         #expect(await engine.advanceThrottle() == nil)  // no signals for cgroup throttling
         _ = await engine.releaseAll()
-        #expect(try Syscalls.readText(tree.path + "/sys/fs/cgroup/app.slice/cpu.max") == "max 100000\n")
+        #expect(try FileSystem.readText(tree.path + "/sys/fs/cgroup/app.slice/cpu.max") == "max 100000\n")
         #expect(!controller.log.contains { $0.hasPrefix("SIG") })
     }
 

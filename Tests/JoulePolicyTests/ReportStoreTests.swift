@@ -43,7 +43,7 @@ import Testing
             return
         }
         let textPath = try #require(path)
-        let text = try Syscalls.readText(textPath)
+        let text = try FileSystem.readText(textPath)
         for line in [
             "Incident Identifier: \(report.incidentIdentifier)",
             "Process:             worker [100]",
@@ -80,7 +80,7 @@ import Testing
         let (tree, store, _) = try await killedReport()
         defer { withExtendedLifetime(tree) {} }
         let stored = try #require(try store.list().reports.first)
-        let json = try Syscalls.readText(stored.jsonPath)
+        let json = try FileSystem.readText(stored.jsonPath)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         #expect(object["exceptionType"] as? String == "EXC_RESOURCE")
         #expect(object["exceptionSubtype"] as? String == "CPU_FATAL")

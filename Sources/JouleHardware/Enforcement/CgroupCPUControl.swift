@@ -5,9 +5,7 @@ public struct CgroupCPUControl: Sendable {
     public let mount: String
 
     public init(root: String = "/") {
-        var base = root
-        while base.hasSuffix("/") { base.removeLast() }
-        mount = base + "/sys/fs/cgroup"
+        mount = FileRoot(root).path("/sys/fs/cgroup")
     }
 
     public func cpuMaxFile(_ cgroup: CgroupPath) -> String { cgroup.directory(mount: mount) + "/cpu.max" }

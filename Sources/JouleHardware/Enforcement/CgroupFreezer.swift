@@ -10,9 +10,7 @@ public struct CgroupFreezer: Sendable {
     public let mount: String
 
     public init(root: String = "/") {
-        var base = root
-        while base.hasSuffix("/") { base.removeLast() }
-        mount = base + "/sys/fs/cgroup"
+        mount = FileRoot(root).path("/sys/fs/cgroup")
     }
 
     /// The directory of `cgroup`.

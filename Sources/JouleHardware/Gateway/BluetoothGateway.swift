@@ -8,13 +8,13 @@ import Glibc
 /// becomes an `HCITransportError` that says what to do about it.
 public enum BluetoothGateway {
     /// An adapter chosen for scanning.
-    public struct Adapter: Sendable {
+    struct Adapter: Sendable {
         public var id: Int32
         public var name: String
     }
 
     /// Opaque copy of a socket's `struct hci_filter`, to restore on stop.
-    public struct SocketFilter: Sendable {
+    struct SocketFilter: Sendable {
         var typeMask: UInt32
         var eventMask: (UInt32, UInt32)
         var opcode: UInt16
@@ -33,7 +33,7 @@ public enum BluetoothGateway {
     /// Finds the adapter: `name` (e.g. "hci0") when given, else the first one that is up and
     /// supports LE. socket(AF_BLUETOOTH) is probed first so a kernel without Bluetooth is
     /// reported as such rather than as "no adapter".
-    public static func findAdapter(named name: String?) throws(HCITransportError) -> Adapter {
+    static func findAdapter(named name: String?) throws(HCITransportError) -> Adapter {
         let probe = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
         guard probe >= 0 else { throw error("socket(AF_BLUETOOTH)", .current) }
         Glibc.close(probe)
@@ -74,14 +74,14 @@ public enum BluetoothGateway {
     }
 
     /// hci_open_dev: a raw HCI socket bound to the adapter.
-    public static func open(_ adapter: Adapter) throws(HCITransportError) -> Int32 {
+    static func open(_ adapter: Adapter) throws(HCITransportError) -> Int32 {
         let fd = hci_open_dev(adapter.id)
         guard fd >= 0 else { throw error("hci_open_dev(\(adapter.name))", .current, adapter: adapter.name) }
         return fd
     }
 
     /// getsockopt(HCI_FILTER): the socket's filter before Joule changed it.
-    public static func currentFilter(_ fd: Int32, adapter: String) throws(HCITransportError) -> SocketFilter {
+    static func currentFilter(_ fd: Int32, adapter: String) throws(HCITransportError) -> SocketFilter {
         var filter = hci_filter()
         var length = socklen_t(MemoryLayout<hci_filter>.size)
         guard getsockopt(fd, SOL_HCI, HCI_FILTER, &filter, &length) == 0 else {
@@ -92,7 +92,7 @@ public enum BluetoothGateway {
     }
 
     /// setsockopt(HCI_FILTER) to event packets: LE Meta, Command Complete/Status, Hardware Error.
-    public static func setScanFilter(_ fd: Int32, adapter: String) throws(HCITransportError) {
+    static func setScanFilter(_ fd: Int32, adapter: String) throws(HCITransportError) {
         var filter = hci_filter()
         hci_filter_clear(&filter)
         hci_filter_set_ptype(HCI_EVENT_PKT, &filter)
@@ -107,7 +107,7 @@ public enum BluetoothGateway {
 
     /// setsockopt(HCI_FILTER) back to what `currentFilter` saved. Best effort: on stop the
     /// socket may already be dead.
-    public static func restoreFilter(_ fd: Int32, _ saved: SocketFilter) {
+    static func restoreFilter(_ fd: Int32, _ saved: SocketFilter) {
         var filter = hci_filter()
         filter.type_mask = saved.typeMask
         filter.event_mask = saved.eventMask
@@ -117,7 +117,7 @@ public enum BluetoothGateway {
 
     /// write(2) of one H4 command packet (`01`, opcode, length, parameters), as hci_send_cmd
     /// would; the completion arrives as an event on the socket.
-    public static func send(_ fd: Int32, _ command: HCICommand, adapter: String) throws(HCITransportError) {
+    static func send(_ fd: Int32, _ command: HCICommand, adapter: String) throws(HCITransportError) {
         let opcode = command.opcode
         let packet: [UInt8] =
             [HCIPacketType.command.rawValue, UInt8(truncatingIfNeeded: opcode), UInt8(truncatingIfNeeded: opcode >> 8),
@@ -174,7 +174,7 @@ public enum BluetoothGateway {
 
     /// read(2) one packet from the HCI socket: the byte count (0 when nothing was pending,
     /// EAGAIN/EINTR), or the errno that says the adapter is gone (end of file counts as EPIPE).
-    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, HardwareError> {
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Result<Int, HardwareError> {
         let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
         if n > 0 { return .success(n) }
         if n == 0 { return .failure(HardwareError(operation: "read", path: "hci", errno: .brokenPipe)) }
@@ -184,7 +184,7 @@ public enum BluetoothGateway {
     }
 
     /// hci_close_dev.
-    public static func close(_ fd: Int32) { _ = hci_close_dev(fd) }
+    static func close(_ fd: Int32) { _ = hci_close_dev(fd) }
 
     /// close(2) of a descriptor that is not an HCI socket (the wake pipe, a test's socket).
     static func closeDescriptor(_ fd: Int32) { _ = Glibc.close(fd) }
@@ -192,5 +192,5 @@ public enum BluetoothGateway {
 
 extension Errno {
     /// EPIPE: what the kernel gives a socket whose adapter was unregistered.
-    public static let brokenPipe = Errno(EPIPE)
+    static let brokenPipe = Errno(EPIPE)
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import SystemPackage
 
 // MARK: enforcement
 
@@ -10,14 +11,14 @@ import Musl
 /// stopped processes) is kept here in tables it can read without allocating.
 extension Syscalls {
     /// unlink(2); a missing file is not an error.
-    public static func removeFile(_ path: String) throws(HardwareError) {
+    static func removeFile(_ path: String) throws(HardwareError) {
         if unlink(path) != 0 && errno != ENOENT {
             throw HardwareError(operation: "unlink", path: path, errno: .current)
         }
     }
 
     /// The owner UID of `path` (stat(2)), nil when it cannot be stat'ed.
-    public static func fileOwner(_ path: String) -> UInt32? {
+    static func fileOwner(_ path: String) -> UInt32? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return info.st_uid
@@ -47,7 +48,7 @@ extension Syscalls {
     /// recorded `cgroup.freeze` (open/write/close are async-signal-safe), then hand over to
     /// the stopped-process guard (SIGCONT to every recorded PID, then die of the signal).
     /// Call once, from the main thread, at startup.
-    public static func installPauseGuards() {
+    static func installPauseGuards() {
         installStoppedProcessGuard()
         if frozenGuardInstalled { return }
         frozenGuardInstalled = true
@@ -82,7 +83,7 @@ extension Syscalls {
 
     /// Records `freezeFile` (a `cgroup.freeze` path) as possibly frozen by us; false when the
     /// table is full or the path too long to keep.
-    public static func markPossiblyFrozen(_ freezeFile: String) -> Bool {
+    static func markPossiblyFrozen(_ freezeFile: String) -> Bool {
         let bytes = Array(freezeFile.utf8)
         guard !bytes.isEmpty, bytes.count < frozenSlotSize, !bytes.contains(0) else { return false }
         if frozenSlot(of: bytes) != nil { return true }
@@ -98,7 +99,7 @@ extension Syscalls {
     }
 
     /// Forgets `freezeFile` once it has been thawed for good.
-    public static func unmarkPossiblyFrozen(_ freezeFile: String) {
+    static func unmarkPossiblyFrozen(_ freezeFile: String) {
         let bytes = Array(freezeFile.utf8)
         if let slot = frozenSlot(of: bytes) { frozenTable[slot * frozenSlotSize] = 0 }
     }
@@ -127,8 +128,8 @@ extension Syscalls {
     /// Opens (creating, mode 0600) `path` and takes an exclusive flock(2) on it without
     /// waiting. Returns the descriptor, or nil when another process holds the lock. The lock
     /// lasts until the descriptor is closed or the process ends, however it ends.
-    public static func tryLockFile(_ path: String) throws(HardwareError) -> Int32? {
-        let fd = try open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode: 0o600)
+    static func tryLockFile(_ path: String) throws(HardwareError) -> Int32? {
+        let fd = try open(path, .readWrite, options: .create, permissions: .ownerReadWrite)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             let failure = Errno.current

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import CJouleShims
+import SystemPackage
 
 // MARK: processes
 
@@ -11,19 +12,19 @@ import CJouleShims
 extension Syscalls {
     /// sysconf(_SC_CLK_TCK): the unit of utime/stime/starttime in /proc/PID/stat.
     /// Falls back to 100, the value on every Linux ABI, should sysconf ever fail.
-    public static func clockTicksPerSecond() -> Int {
+    static func clockTicksPerSecond() -> Int {
         let ticks = sysconf(Int32(_SC_CLK_TCK))
         return ticks > 0 ? ticks : 100
     }
 
-    public static func processID() -> Int32 { getpid() }
-    public static func parentProcessID() -> Int32 { getppid() }
-    public static func realUserID() -> UInt32 { getuid() }
-    public static func effectiveUserID() -> UInt32 { geteuid() }
+    static func processID() -> Int32 { getpid() }
+    static func parentProcessID() -> Int32 { getppid() }
+    static func realUserID() -> UInt32 { getuid() }
+    static func effectiveUserID() -> UInt32 { geteuid() }
 
     /// The numeric entries of a directory (PIDs in /proc, TIDs in /proc/PID/task), unsorted.
     /// Parses d_name in place: listing /proc is on the per-sample path, so no String per entry.
-    public static func listNumericEntries(_ path: String) throws(HardwareError) -> [Int32] {
+    static func listNumericEntries(_ path: String) throws(HardwareError) -> [Int32] {
         guard let dir = opendir(path) else {
             throw HardwareError(operation: "opendir", path: path, errno: .current)
         }
@@ -50,7 +51,7 @@ extension Syscalls {
     /// fstat(2)'s link count of an open descriptor; nil on error. For a /proc/PID/task
     /// directory the kernel reports 2 + the number of threads, which makes a one-syscall
     /// thread count.
-    public static func linkCount(_ fd: Int32) -> Int? {
+    static func linkCount(_ fd: Int32) -> Int? {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return nil }
         return Int(info.st_nlink)
@@ -58,7 +59,7 @@ extension Syscalls {
 
     /// The soft RLIMIT_NOFILE, or nil when unlimited or unknown; the sampler keeps one
     /// descriptor per process open and must stay well below it.
-    public static func openFileLimit() -> Int? {
+    static func openFileLimit() -> Int? {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
             return nil
@@ -68,7 +69,7 @@ extension Syscalls {
 
     /// pidfd_open(2) through the C shim: a descriptor that names this process and never a
     /// later owner of its PID. Throws ESRCH when the process is gone, ENOSYS without pidfds.
-    public static func pidfdOpen(_ pid: Int32) throws(HardwareError) -> Int32 {
+    static func pidfdOpen(_ pid: Int32) throws(HardwareError) -> Int32 {
         let fd = joule_pidfd_open(pid, 0)
         guard fd >= 0 else { throw HardwareError(operation: "pidfd_open", path: "pid \(pid)", errno: .current) }
         return fd
@@ -76,14 +77,14 @@ extension Syscalls {
 
     /// pidfd_send_signal(2) through the C shim. ESRCH means the process has exited (it may
     /// be a zombie).
-    public static func pidfdSendSignal(_ pidfd: Int32, signal: Int32, pid: Int32) throws(HardwareError) {
+    static func pidfdSendSignal(_ pidfd: Int32, signal: Int32, pid: Int32) throws(HardwareError) {
         guard joule_pidfd_send_signal(pidfd, signal, nil, 0) == 0 else {
             throw HardwareError(operation: "pidfd_send_signal", path: "pid \(pid)", errno: .current)
         }
     }
 
     /// mkdir -p with `mode` for each created level.
-    public static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(HardwareError) {
+    static func makeDirectories(_ path: String, mode: UInt32 = 0o755) throws(HardwareError) {
         if kind(of: path) == .directory { return }
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
@@ -100,42 +101,40 @@ extension Syscalls {
     /// Replaces `path` atomically: a temp file in the same directory, fsync, rename, then fsync
     /// of the directory so the new name survives a crash. Readers see the old file or the new
     /// one, never a torn one.
-    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o644) throws(HardwareError) {
+    static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o644) throws(HardwareError) {
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         let temp = "\(path).tmp-\(getpid())"
-        let fd = Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
-        guard fd >= 0 else { throw HardwareError(operation: "open", path: temp, errno: .current) }
+        let fd = try open(temp, .writeOnly, options: [.create, .exclusiveCreate], permissions: FilePermissions(rawValue: mode_t(mode)))
         do throws(HardwareError) {
             try writeAll(fd, bytes, path: temp)
-            guard fsync(fd) == 0 else { throw HardwareError(operation: "fsync", path: temp, errno: .current) }
+            try sync(fd, path: temp)
         } catch {
-            _ = Glibc.close(fd)
+            close(fd)
             unlink(temp)
             throw error
         }
-        _ = Glibc.close(fd)
+        close(fd)
         guard rename(temp, path) == 0 else {
             let failure = HardwareError(operation: "rename", path: path, errno: .current)
             unlink(temp)
             throw failure
         }
-        let dirfd = Glibc.open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirfd >= 0 {
+        if let dirfd = try? openDirectory(directory.isEmpty ? "/" : directory) {
             _ = fsync(dirfd)
-            _ = Glibc.close(dirfd)
+            close(dirfd)
         }
     }
 
     /// Writes `text` into an existing file in place (open O_WRONLY|O_TRUNC), as control files
     /// such as cgroup `cpu.max` require: they cannot be replaced by rename.
-    public static func writeControlFile(_ path: String, _ text: String) throws(HardwareError) {
-        let fd = try open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-        defer { _ = Glibc.close(fd) }
+    static func writeControlFile(_ path: String, _ text: String) throws(HardwareError) {
+        let fd = try open(path, .writeOnly, options: .truncate)
+        defer { close(fd) }
         try writeAll(fd, Array(text.utf8), path: path)
     }
 
     /// uname(2): kernel release and machine, e.g. ("6.1.0-18-amd64", "x86_64").
-    public static func kernelRelease() -> (release: String, machine: String)? {
+    static func kernelRelease() -> (release: String, machine: String)? {
         var names = utsname()
         guard uname(&names) == 0 else { return nil }
         func text<T>(_ field: T) -> String {
@@ -147,7 +146,7 @@ extension Syscalls {
     }
 
     /// signal(2) with SIG_IGN, so a Dispatch signal source alone sees the signal.
-    public static func ignoreSignal(_ signal: Int32) { _ = Glibc.signal(signal, SIG_IGN) }
+    static func ignoreSignal(_ signal: Int32) { _ = Glibc.signal(signal, SIG_IGN) }
 
     // MARK: stopped-process guard
 
@@ -165,7 +164,7 @@ extension Syscalls {
     /// send SIGCONT to every PID in the table, then die of the original signal: a monitor
     /// that crashes never leaves a process stopped (SIGKILL alone cannot be caught). Also
     /// ignores SIGPIPE. Call once, from the main thread, at startup.
-    public static func installStoppedProcessGuard() {
+    static func installStoppedProcessGuard() {
         if guardInstalled { return }
         guardInstalled = true
         _ = stoppedTable
@@ -188,7 +187,7 @@ extension Syscalls {
     }
 
     /// Records `pid` as possibly stopped by us; false when the table is full.
-    public static func markPossiblyStopped(_ pid: Int32) -> Bool {
+    static func markPossiblyStopped(_ pid: Int32) -> Bool {
         guard pid > 0 else { return false }
         for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { return true }
         for index in 0..<stoppedTableCapacity where stoppedTable[index] == 0 {
@@ -199,7 +198,7 @@ extension Syscalls {
     }
 
     /// Forgets `pid` once it has been continued for good (or has exited).
-    public static func unmarkPossiblyStopped(_ pid: Int32) {
+    static func unmarkPossiblyStopped(_ pid: Int32) {
         for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { stoppedTable[index] = 0 }
     }
 

@@ -4,66 +4,76 @@ import Glibc
 import Musl
 #endif
 import Synchronization
+import SystemPackage
 
-/// The one place where the hardware layer calls the C library for files and processes.
-/// Each wrapper retries EINTR and turns errno into a `HardwareError` naming the call and path.
-public enum Syscalls {
+/// The one place where the hardware layer calls the C library for files and processes, with
+/// `BluetoothGateway` and `UdevGateway` for their libraries. Descriptor I/O goes through
+/// apple/swift-system (its EINTR handling); each wrapper turns errno into a `HardwareError`
+/// naming the call and path. Internal: policy and the CLI use the domain types built on it.
+enum Syscalls {
     // MARK: files
+
+    /// Runs a swift-system call, turning its errno into a `HardwareError` naming the call and
+    /// path. swift-system retries EINTR itself (`retryOnInterrupt`).
+    private static func system<T>(_ operation: String, _ path: String, _ body: () throws -> T) throws(HardwareError) -> T {
+        do {
+            return try body()
+        } catch let error as SystemPackage.Errno {
+            throw HardwareError(operation: operation, path: path, errno: Errno(error.rawValue))
+        } catch {
+            throw HardwareError(operation: operation, path: path, detail: "\(error)")
+        }
+    }
+
+    /// open(2), close-on-exec; returns the descriptor.
+    static func open(
+        _ path: String, _ mode: FileDescriptor.AccessMode, options: FileDescriptor.OpenOptions = [],
+        permissions: FilePermissions? = nil
+    ) throws(HardwareError) -> Int32 {
+        try system("open", path) {
+            try FileDescriptor.open(
+                FilePath(path), mode, options: options.union(.closeOnExec), permissions: permissions,
+                retryOnInterrupt: true
+            ).rawValue
+        }
+    }
 
     /// Reads a whole file with open(2)/read(2). sysfs attributes are at most a page, /proc
     /// files a few pages; `limit` bounds what a hostile or endless file can make us buffer.
-    public static func readFile(_ path: String, limit: Int = 1 << 20) throws(HardwareError) -> [UInt8] {
-        let fd = try open(path, O_RDONLY | O_CLOEXEC)
-        defer { _ = Glibc.close(fd) }
+    static func readFile(_ path: String, limit: Int = 1 << 20) throws(HardwareError) -> [UInt8] {
+        let fd = try open(path, .readOnly)
+        defer { close(fd) }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while result.count < limit {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n > 0 {
-                result.append(contentsOf: chunk[0..<n])
-            } else if n == 0 {
-                break
-            } else if errno == EINTR {
-                continue
-            } else {
-                throw HardwareError(operation: "read", path: path, errno: .current)
+            let n = try system("read", path) {
+                try chunk.withUnsafeMutableBytes { try FileDescriptor(rawValue: fd).read(into: $0, retryOnInterrupt: true) }
             }
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
         }
         return result
     }
 
     /// A file's text, decoded as UTF-8 with invalid bytes replaced.
-    public static func readText(_ path: String) throws(HardwareError) -> String {
+    static func readText(_ path: String) throws(HardwareError) -> String {
         String(decoding: try readFile(path), as: UTF8.self)
     }
 
-    /// open(2), retrying EINTR.
-    public static func open(_ path: String, _ flags: Int32) throws(HardwareError) -> Int32 {
-        while true {
-            let fd = Glibc.open(path, flags)
-            if fd >= 0 { return fd }
-            if errno == EINTR { continue }
-            throw HardwareError(operation: "open", path: path, errno: .current)
-        }
-    }
-
-    /// pread(2) into `buffer` at `offset`, retrying EINTR; returns the byte count.
-    public static func pread(
+    /// pread(2) into `buffer` at `offset`; returns the byte count.
+    static func pread(
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int = 0, path: String
     ) throws(HardwareError) -> Int {
-        while true {
-            let n = Glibc.pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
-            if n >= 0 { return n }
-            if errno == EINTR { continue }
-            throw HardwareError(operation: "pread", path: path, errno: .current)
+        try system("pread", path) {
+            try FileDescriptor(rawValue: fd).read(fromAbsoluteOffset: Int64(offset), into: buffer, retryOnInterrupt: true)
         }
     }
 
     /// close(2). Errors are ignored: after close the descriptor is gone either way.
-    public static func close(_ fd: Int32) { _ = Glibc.close(fd) }
+    static func close(_ fd: Int32) { try? FileDescriptor(rawValue: fd).close() }
 
     /// Names in a directory, without `.` and `..`, sorted.
-    public static func listDirectory(_ path: String) throws(HardwareError) -> [String] {
+    static func listDirectory(_ path: String) throws(HardwareError) -> [String] {
         guard let dir = opendir(path) else {
             throw HardwareError(operation: "opendir", path: path, errno: .current)
         }
@@ -79,9 +89,9 @@ public enum Syscalls {
     }
 
     /// What a path is, following symlinks; nil when it does not exist or cannot be stat'ed.
-    public enum FileKind: Sendable { case regular, directory, other }
+    enum FileKind: Sendable { case regular, directory, other }
 
-    public static func kind(of path: String) -> FileKind? {
+    static func kind(of path: String) -> FileKind? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         switch info.st_mode & S_IFMT {
@@ -93,14 +103,14 @@ public enum Syscalls {
 
     /// Whether the file's mode lets anyone read it. Write-only sysfs attributes fail with EIO
     /// even for root, so readers skip them instead of reporting an error.
-    public static func isReadableByMode(_ path: String) -> Bool {
+    static func isReadableByMode(_ path: String) -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { return false }
         return info.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0
     }
 
     /// The target of a symbolic link, as stored (possibly relative).
-    public static func readLink(_ path: String) throws(HardwareError) -> String {
+    static func readLink(_ path: String) throws(HardwareError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink(path, &buffer, buffer.count - 1)
         guard n >= 0 else { throw HardwareError(operation: "readlink", path: path, errno: .current) }
@@ -108,7 +118,7 @@ public enum Syscalls {
     }
 
     /// realpath(3): the absolute path with every symlink resolved.
-    public static func realPath(_ path: String) throws(HardwareError) -> String {
+    static func realPath(_ path: String) throws(HardwareError) -> String {
         guard let resolved = realpath(path, nil) else {
             throw HardwareError(operation: "realpath", path: path, errno: .current)
         }
@@ -119,44 +129,37 @@ public enum Syscalls {
     // MARK: bluetooth
 
     /// open(2) read-only, for captures.
-    public static func openForReading(_ path: String) throws(HardwareError) -> Int32 {
-        try open(path, O_RDONLY | O_CLOEXEC)
+    static func openForReading(_ path: String) throws(HardwareError) -> Int32 {
+        try open(path, .readOnly)
+    }
+
+    /// open(2) of a directory, for descriptors kept on /proc/PID/task.
+    static func openDirectory(_ path: String) throws(HardwareError) -> Int32 {
+        try open(path, .readOnly, options: .directory)
     }
 
     /// open(2) with O_CREAT|O_TRUNC for writing a capture, mode 0644.
-    public static func createFile(_ path: String) throws(HardwareError) -> Int32 {
-        try open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode: 0o644)
+    static func createFile(_ path: String) throws(HardwareError) -> Int32 {
+        try open(path, .writeOnly, options: [.create, .truncate], permissions: [.ownerReadWrite, .groupRead, .otherRead])
     }
 
-    /// write(2) until every byte is written, retrying EINTR and short writes.
-    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(HardwareError) {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n > 0 {
-                offset += n
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                throw HardwareError(operation: "write", path: path, errno: n < 0 ? .current : Errno(EIO))
-            }
-        }
+    /// write(2) until every byte is written, across short writes and EINTR.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(HardwareError) {
+        _ = try system("write", path) { try FileDescriptor(rawValue: fd).writeAll(bytes) }
     }
 
     /// write(2) of a whole array, as `writeAll(_:_:path:)` on its bytes.
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(HardwareError) {
-        try bytes.withUnsafeBytes { buffer in
-            Result { () throws(HardwareError) in try writeAll(fd, buffer, path: path) }
-        }.get()
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(HardwareError) {
+        _ = try system("write", path) { try FileDescriptor(rawValue: fd).writeAll(bytes) }
     }
 
     /// fsync(2), so a finished recording survives a crash.
-    public static func sync(_ fd: Int32, path: String) throws(HardwareError) {
+    static func sync(_ fd: Int32, path: String) throws(HardwareError) {
         if fsync(fd) != 0 { throw HardwareError(operation: "fsync", path: path, errno: .current) }
     }
 
     /// The wall clock in Unix microseconds (clock_gettime CLOCK_REALTIME), to stamp live events.
-    public static func realtimeMicros() -> Int64 {
+    static func realtimeMicros() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
@@ -167,10 +170,10 @@ public enum Syscalls {
 
 extension Syscalls {
     /// What a directory entry itself is, without following a final symlink (lstat(2)).
-    public enum EntryKind: Sendable { case regular, directory, symlink, other }
+    enum EntryKind: Sendable { case regular, directory, symlink, other }
 
     /// lstat(2); nil when the entry does not exist or cannot be stat'ed.
-    public static func entryKind(of path: String) -> EntryKind? {
+    static func entryKind(of path: String) -> EntryKind? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         switch info.st_mode & S_IFMT {
@@ -183,23 +186,13 @@ extension Syscalls {
 
     /// The errno stat(2) fails with when following `path`, or nil when it succeeds.
     /// Used to report dangling symlinks in a device directory the same way on every path.
-    public static func statFailure(_ path: String) -> Errno? {
+    static func statFailure(_ path: String) -> Errno? {
         var info = stat()
         return stat(path, &info) == 0 ? nil : Errno.current
     }
 
-    /// open(2) with a creation mode, retrying EINTR.
-    public static func open(_ path: String, _ flags: Int32, mode: mode_t) throws(HardwareError) -> Int32 {
-        while true {
-            let fd = Glibc.open(path, flags, mode)
-            if fd >= 0 { return fd }
-            if errno == EINTR { continue }
-            throw HardwareError(operation: "open", path: path, errno: .current)
-        }
-    }
-
     /// The process environment as a dictionary (later entries win, as getenv(3) would not care).
-    public static func environment() -> [String: String] {
+    static func environment() -> [String: String] {
         var result: [String: String] = [:]
         var pointer = environ
         while let entry = pointer.pointee {
@@ -213,7 +206,7 @@ extension Syscalls {
     }
 
     /// nanosleep(2) for `seconds`, resuming after signals.
-    public static func sleep(seconds: Double) {
+    static func sleep(seconds: Double) {
         guard seconds > 0, seconds.isFinite else { return }
         let seconds = min(seconds, 86_400)  // keeps Int(seconds) far from overflow
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
@@ -226,7 +219,7 @@ extension Syscalls {
 
 extension Syscalls {
     /// A close-on-exec pipe: (read end, write end). Used to wake a thread blocked in poll(2).
-    public static func pipe() throws(HardwareError) -> (read: Int32, write: Int32) {
+    static func pipe() throws(HardwareError) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [-1, -1]
         guard Glibc.pipe(&fds) == 0 else {
             throw HardwareError(operation: "pipe", path: "pipe", errno: .current)
@@ -236,7 +229,7 @@ extension Syscalls {
     }
 
     /// Writes one byte, ignoring a full pipe (the reader is already woken).
-    public static func poke(_ fd: Int32) {
+    static func poke(_ fd: Int32) {
         var byte: UInt8 = 1
         _ = Glibc.write(fd, &byte, 1)
     }
@@ -344,4 +337,19 @@ extension Syscalls {
     static var standardOutput: Int32 { STDOUT_FILENO }
     static var standardError: Int32 { STDERR_FILENO }
     static var brokenPipeSignal: Int32 { SIGPIPE }
+
+    static func exit(_ status: Int32) -> Never { Glibc.exit(status) }
+}
+
+// MARK: signal numbers
+
+extension Syscalls {
+    enum SignalNumber {
+        static let interrupt = SIGINT
+        static let terminate = SIGTERM
+        static let hangup = SIGHUP
+        static let kill = SIGKILL
+        static let stop = SIGSTOP
+        static let cont = SIGCONT
+    }
 }

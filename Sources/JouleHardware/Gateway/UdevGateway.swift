@@ -13,7 +13,7 @@ public enum UdevGateway {
     /// Every device of `subsystem`, sorted by sysname, read through libudev.
     /// Under umockdev (`UMOCKDEV_DIR`, `LD_PRELOAD=libumockdev-preload.so.0`) libudev reads
     /// the redirected /sys, which is how the tests run this path on fixture trees.
-    public static func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot] {
+    static func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot] {
         guard let udev = udev_new() else {
             throw HardwareError(operation: "udev_new", path: "/sys", errno: .current)
         }
@@ -108,7 +108,7 @@ extension UdevGateway {
     /// Runs a udev monitor for `subsystems` on the calling thread until `stopFD` turns readable
     /// or fails, calling `ready` once listening and `onEvent` for every uevent. Blocks: call it
     /// from a thread of its own, which then owns every libudev object it creates.
-    public static func runMonitor(
+    static func runMonitor(
         subsystems: [String], stopFD: Int32, ready: () -> Void, onEvent: (DeviceEvent) -> Void
     ) throws(HardwareError) {
         guard let udev = udev_new() else {
@@ -163,7 +163,7 @@ extension UdevGateway {
 extension UdevGateway {
     /// Re-reads `attributes` of a known device through a fresh udev device object (libudev
     /// caches values per object), on the calling thread. nil when the device is gone.
-    public static func refresh(_ snapshot: DeviceSnapshot, attributes: [String]) -> DeviceSnapshot? {
+    static func refresh(_ snapshot: DeviceSnapshot, attributes: [String]) -> DeviceSnapshot? {
         guard let udev = udev_new() else { return nil }
         defer { udev_unref(udev) }
         guard let device = udev_device_new_from_syspath(udev, snapshot.syspath) else { return nil }

@@ -12,10 +12,8 @@ public struct ProcFS: Sendable {
 
     public init(root: String = "/") {
         self.root = root
-        var base = root
-        while base.hasSuffix("/") { base.removeLast() }
-        rootPrefix = base
-        procPath = base + "/proc"
+        rootPrefix = FileRoot(root).prefix
+        procPath = FileRoot(root).path("/proc")
     }
 
     /// Whether an error means the process (or thread) is gone.

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Samples the CPU time of every process (or a chosen few) cheaply, sample after sample.
 ///
@@ -56,7 +51,7 @@ public final class ProcessSampler {
     /// - Parameter maxOpenDescriptors: how many descriptors to keep open (up to three per
     ///   process); beyond it, processes are read with open/pread/close. Defaults to half the
     ///   soft RLIMIT_NOFILE.
-    public init(root: String = "/", ticksPerSecond: Int = Syscalls.clockTicksPerSecond(), maxOpenDescriptors: Int? = nil) {
+    public init(root: String = "/", ticksPerSecond: Int = CurrentProcess.clockTicksPerSecond, maxOpenDescriptors: Int? = nil) {
         procfs = ProcFS(root: root)
         self.ticksPerSecond = max(1, ticksPerSecond)
         nanosecondsPerTick = 1_000_000_000 / UInt64(max(1, ticksPerSecond))
@@ -115,7 +110,7 @@ public final class ProcessSampler {
             closeAll(entry)
             entries[pid] = nil
         }
-        guard let fd = try? Syscalls.open("\(procfs.procPath)/\(pid)/stat", O_RDONLY | O_CLOEXEC) else { return nil }
+        guard let fd = try? Syscalls.openForReading("\(procfs.procPath)/\(pid)/stat") else { return nil }
         guard let stat = readStat(fd, pid: pid) else {
             Syscalls.close(fd)
             return nil
@@ -163,12 +158,12 @@ public final class ProcessSampler {
         if entry.statOnly { return }
         if entry.schedFD < 0 || entry.taskFD < 0 {
             guard openCount + 2 <= maxOpenDescriptors,
-                  let sched = try? Syscalls.open("\(procfs.procPath)/\(pid)/schedstat", O_RDONLY | O_CLOEXEC)
+                  let sched = try? Syscalls.openForReading("\(procfs.procPath)/\(pid)/schedstat")
             else {
                 entry.statOnly = true
                 return
             }
-            guard let task = try? Syscalls.open("\(procfs.procPath)/\(pid)/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) else {
+            guard let task = try? Syscalls.openDirectory("\(procfs.procPath)/\(pid)/task") else {
                 Syscalls.close(sched)
                 entry.statOnly = true
                 return

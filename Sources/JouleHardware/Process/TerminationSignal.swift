@@ -1,16 +1,12 @@
-#if canImport(Glibc)
-import Glibc  // exception: signal numbers are constants, not calls
-#endif
-
 /// The signals that ask a long-running command to stop cleanly.
 public enum TerminationSignal: Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case interrupt, terminate, hangup
 
     public var number: Int32 {
         switch self {
-        case .interrupt: SIGINT
-        case .terminate: SIGTERM
-        case .hangup: SIGHUP
+        case .interrupt: Syscalls.SignalNumber.interrupt
+        case .terminate: Syscalls.SignalNumber.terminate
+        case .hangup: Syscalls.SignalNumber.hangup
         }
     }
 

@@ -15,3 +15,14 @@ public enum CurrentProcess {
     /// writes fail with EPIPE instead.
     public static func ignoreBrokenPipe() { Syscalls.ignoreSignal(Syscalls.brokenPipeSignal) }
 }
+
+extension CurrentProcess {
+    /// Blocks the calling thread for `seconds` (nanosleep(2), resumed after signals), for a
+    /// command that must wait between two samples and has nothing else to do.
+    public static func sleep(seconds: Double) { Syscalls.sleep(seconds: seconds) }
+}
+
+extension CurrentProcess {
+    /// Ends the process with `status` (exit(3): atexit handlers run, stdio is flushed).
+    public static func exit(_ status: Int32) -> Never { Syscalls.exit(status) }
+}

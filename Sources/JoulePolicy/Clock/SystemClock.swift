@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import JouleHardware
 
 /// The live clock. `now()` is the wall-clock time at creation plus the monotonic time elapsed
 /// since, so timestamps read as Unix time while intervals and windows can never jump with NTP
@@ -10,9 +8,7 @@ public struct SystemClock: JouleClock {
     private let startMonotonic: ContinuousClock.Instant
 
     public init() {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        startWall = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        startWall = WallClock.seconds()
         startMonotonic = .now
     }
 

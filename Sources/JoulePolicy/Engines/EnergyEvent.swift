@@ -114,31 +114,10 @@ public struct TimedEvent: Sendable, Hashable {
     /// `JOULE_LOW_POWER` (1 or 0) and `JOULE_THERMAL_STATE` always, then each field as
     /// `JOULE_<UPPER_SNAKE>` (`warningLevel` → `JOULE_WARNING_LEVEL`).
     public var environment: [String: String] {
-        var env = [
-            "JOULE_EVENT": event.name, "JOULE_TIMESTAMP": String(timestamp),
-            "JOULE_LOW_POWER": lowPowerMode ? "1" : "0", "JOULE_THERMAL_STATE": thermalState.description,
-        ]
-        for (key, value) in event.fields.entries {
-            env["JOULE_" + Self.upperSnake(key)] = Self.plain(value)
-        }
-        return env
-    }
-
-    static func upperSnake(_ key: String) -> String {
-        var out = ""
-        for character in key {
-            if character.isUppercase, !out.isEmpty { out += "_" }
-            out += character.uppercased()
-        }
-        return out
-    }
-
-    /// A JSON scalar as shell-friendly text: strings bare, null empty.
-    public static func plain(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let s): s
-        case .null: ""
-        default: value.serialized
-        }
+        var environment = HookEnvironment(event: event.name, timestamp: String(timestamp))
+        environment.set("lowPower", .int(lowPowerMode ? 1 : 0))
+        environment.set("thermalState", .string(thermalState.description))
+        for (key, value) in event.fields.entries { environment.set(key, value) }
+        return environment.variables
     }
 }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 import JouleHardware
 
 /// Time-to-empty and time-to-full for one battery over time, without UPower's known faults:

@@ -4,7 +4,8 @@ import Glibc
 import Musl
 #endif
 
-/// An errno value with its symbolic name, so messages say `ENODATA`, not `61`.
+/// An errno value with its symbolic name, so messages say `ENODATA`, not `61`. In the gateway
+/// because it reads the C library's errno, names and messages.
 public struct Errno: Sendable, Hashable, CustomStringConvertible {
     public var rawValue: Int32
     public init(_ rawValue: Int32) { self.rawValue = rawValue }
