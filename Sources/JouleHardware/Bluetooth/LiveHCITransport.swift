@@ -95,9 +95,11 @@ public final class LiveHCITransport: HCITransport {
     public func nextEvent() async throws(HCITransportError) -> HCIEventRecord? {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HCIEventRecord?, HCITransportError>, Never>) in
             let ready: Result<HCIEventRecord?, HCITransportError>? = state.withLock { state in
+                // Once stopped, nothing more: events (or clock ticks) queued meanwhile are dropped.
+                if state.eventsEnded { return .success(nil) }
                 if !state.events.isEmpty { return .success(state.events.removeFirst()) }
                 if let failure = state.failure { return .failure(failure) }
-                if state.eventsEnded || state.closing { return .success(nil) }
+                if state.closing { return .success(nil) }
                 state.eventWaiter = continuation
                 return nil
             }

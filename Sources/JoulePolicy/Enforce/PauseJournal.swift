@@ -1,5 +1,4 @@
 import JouleHardware
-import Yams
 
 /// What `joule enforce` holds paused, on disk (`$JOULE_STATE_DIR/enforce-paused.json`), so a
 /// run that was killed with SIGKILL (no handler runs) leaves a record: the next
@@ -88,34 +87,34 @@ public struct PauseJournal: Sendable {
         return JSONValue.object(object).serialized
     }
 
-    /// Decodes a journal (JSON is read with the YAML parser, of which it is a subset).
+    /// Decodes a journal.
     public static func decode(_ text: String, path: String) throws(HardwareError) -> Contents {
         func bad(_ detail: String) -> HardwareError { HardwareError(operation: "parse", path: path, detail: detail) }
-        let root: Node?
+        let root: JSONValue
         do {
-            root = try Yams.compose(yaml: text)
+            root = try JSONParser.parse(text)
         } catch {
             throw bad("not JSON: \(error)")
         }
-        guard let root, root.mapping != nil else { throw bad("expected a JSON object") }
-        guard root["version"]?.int == 1 else { throw bad("unsupported version") }
-        func identity(_ node: Node?) -> ProcessIdentity? {
-            guard let pid = node?["pid"]?.int, pid > 0, pid <= Int(Int32.max),
-                  let text = node?["startTime"]?.scalar?.string, let start = UInt64(text)
+        guard case .object = root else { throw bad("expected a JSON object") }
+        guard root["version"]?.intValue == 1 else { throw bad("unsupported version") }
+        func identity(_ node: JSONValue?) -> ProcessIdentity? {
+            guard let pid = node?["pid"]?.intValue, pid > 0, pid <= Int(Int32.max),
+                  let text = node?["startTime"]?.stringValue, let start = UInt64(text)
             else { return nil }
             return ProcessIdentity(pid: Int32(pid), startTimeTicks: start)
         }
         var entries: [Entry] = []
-        guard let paused = root["paused"]?.sequence else { throw bad("missing `paused` list") }
+        guard let paused = root["paused"]?.arrayValue else { throw bad("missing `paused` list") }
         for (index, item) in paused.enumerated() {
-            let classes = item["classes"]?.sequence?.compactMap { $0.scalar?.string } ?? []
-            switch item["kind"]?.scalar?.string {
+            let classes = item["classes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            switch item["kind"]?.stringValue {
             case "process":
                 guard let identity = identity(item) else { throw bad("paused[\(index)]: bad pid or startTime") }
-                let name = item["name"]?.scalar?.string ?? "?"
+                let name = item["name"]?.stringValue ?? "?"
                 entries.append(Entry(target: .process(identity, name: name), classes: classes))
             case "cgroup":
-                guard let cgroup = item["cgroup"]?.scalar?.string,
+                guard let cgroup = item["cgroup"]?.stringValue,
                       let normal = CgroupPath(validating: cgroup) else {
                     throw bad("paused[\(index)]: bad cgroup")
                 }

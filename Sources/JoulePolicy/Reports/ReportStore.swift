@@ -42,7 +42,7 @@ public struct ReportStore: Sendable {
             let jsonPath = directory + "/" + name
             do {
                 let bytes = try FileSystem.readBytes(jsonPath)
-                let report = try JSONDecoder().decode(ResourceReport.self, from: Data(bytes))
+                let report = try ResourceReport(json: JSONParser.parse(bytes))
                 reports.append(StoredReport(report: report, textPath: String(jsonPath.dropLast(5)) + ".txt", jsonPath: jsonPath))
             } catch {
                 skipped.append("\(jsonPath): \(error)")

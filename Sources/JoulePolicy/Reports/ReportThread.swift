@@ -1,7 +1,7 @@
 import JouleHardware
 
 /// One thread of a reported process.
-public struct ReportThread: Sendable, Equatable, Codable {
+public struct ReportThread: Sendable, Equatable {
     public var tid: Int32
     public var name: String
     /// Scheduler state name, e.g. `running`, `sleeping`.

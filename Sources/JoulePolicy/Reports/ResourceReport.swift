@@ -3,7 +3,7 @@ import JouleHardware
 
 /// An EXC_RESOURCE CPU report in the spirit of Apple's crash and energy reports: what ran
 /// away, by how much, what was done, and where its threads were.
-public struct ResourceReport: Sendable, Equatable, Decodable {
+public struct ResourceReport: Sendable, Equatable {
     public var incidentIdentifier: String
     public var timestamp: Date
     public var processName: String
@@ -207,41 +207,105 @@ public struct ResourceReport: Sendable, Equatable, Decodable {
         ])
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case incidentIdentifier, timestamp, processName, pid, processStartTimeTicks, path, commandLine
-        case parentName, parentPid, uid, userName, cgroup, osVersion, hardwareModel, fatal, limitPercent
-        case windowSeconds, cpuSeconds, observedSeconds, action, dryRun, actionTaken, terminationReason, threads
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        incidentIdentifier = try c.decode(String.self, forKey: .incidentIdentifier)
-        let stamp = try c.decode(String.self, forKey: .timestamp)
+    /// Reads a sidecar back (what `json` wrote); the error names the first bad field.
+    public init(json: JSONValue) throws(ReportDecodingError) {
+        guard case .object = json else { throw ReportDecodingError(field: "(root)", problem: "expected an object") }
+        func field(_ key: String) throws(ReportDecodingError) -> JSONValue {
+            guard let value = json[key] else { throw ReportDecodingError(field: key, problem: "missing") }
+            return value
+        }
+        func string(_ key: String) throws(ReportDecodingError) -> String {
+            guard let text = try field(key).stringValue else { throw ReportDecodingError(field: key, problem: "expected a string") }
+            return text
+        }
+        func optionalString(_ key: String) throws(ReportDecodingError) -> String? {
+            guard let value = json[key], !value.isNull else { return nil }
+            guard let text = value.stringValue else { throw ReportDecodingError(field: key, problem: "expected a string or null") }
+            return text
+        }
+        func integer<T: FixedWidthInteger>(_ key: String, _ type: T.Type) throws(ReportDecodingError) -> T {
+            guard let int = try field(key).intValue, let value = T(exactly: int) else {
+                throw ReportDecodingError(field: key, problem: "expected an integer within \(T.self)")
+            }
+            return value
+        }
+        func optionalInteger<T: FixedWidthInteger>(_ key: String, _ type: T.Type) throws(ReportDecodingError) -> T? {
+            guard let value = json[key], !value.isNull else { return nil }
+            guard let int = value.intValue, let result = T(exactly: int) else {
+                throw ReportDecodingError(field: key, problem: "expected an integer within \(T.self) or null")
+            }
+            return result
+        }
+        func number(_ key: String) throws(ReportDecodingError) -> Double {
+            guard let value = try field(key).doubleValue else { throw ReportDecodingError(field: key, problem: "expected a number") }
+            return value
+        }
+        func bool(_ key: String) throws(ReportDecodingError) -> Bool {
+            guard let value = try field(key).boolValue else { throw ReportDecodingError(field: key, problem: "expected true or false") }
+            return value
+        }
+        func strings(_ value: JSONValue?, _ key: String) throws(ReportDecodingError) -> [String]? {
+            guard let value, !value.isNull else { return nil }
+            guard let items = value.arrayValue else { throw ReportDecodingError(field: key, problem: "expected a list of strings") }
+            var result: [String] = []
+            for item in items {
+                guard let text = item.stringValue else { throw ReportDecodingError(field: key, problem: "expected a list of strings") }
+                result.append(text)
+            }
+            return result
+        }
+        incidentIdentifier = try string("incidentIdentifier")
+        let stamp = try string("timestamp")
         guard let date = Self.parseISODate(stamp) else {
-            throw DecodingError.dataCorruptedError(forKey: .timestamp, in: c, debugDescription: "not an ISO 8601 UTC time: \(stamp)")
+            throw ReportDecodingError(field: "timestamp", problem: "not an ISO 8601 UTC time: \(stamp)")
         }
         timestamp = date
-        processName = try c.decode(String.self, forKey: .processName)
-        pid = try c.decode(Int32.self, forKey: .pid)
-        processStartTimeTicks = try c.decode(UInt64.self, forKey: .processStartTimeTicks)
-        path = try c.decodeIfPresent(String.self, forKey: .path)
-        commandLine = try c.decodeIfPresent([String].self, forKey: .commandLine)
-        parentName = try c.decodeIfPresent(String.self, forKey: .parentName)
-        parentPid = try c.decode(Int32.self, forKey: .parentPid)
-        uid = try c.decodeIfPresent(UInt32.self, forKey: .uid)
-        userName = try c.decodeIfPresent(String.self, forKey: .userName)
-        cgroup = try c.decodeIfPresent(String.self, forKey: .cgroup)
-        osVersion = try c.decodeIfPresent(String.self, forKey: .osVersion)
-        hardwareModel = try c.decodeIfPresent(String.self, forKey: .hardwareModel)
-        fatal = try c.decode(Bool.self, forKey: .fatal)
-        limitPercent = try c.decode(Double.self, forKey: .limitPercent)
-        windowSeconds = try c.decode(Double.self, forKey: .windowSeconds)
-        cpuSeconds = try c.decode(Double.self, forKey: .cpuSeconds)
-        observedSeconds = try c.decode(Double.self, forKey: .observedSeconds)
-        action = try c.decode(String.self, forKey: .action)
-        dryRun = try c.decode(Bool.self, forKey: .dryRun)
-        actionTaken = try c.decode(String.self, forKey: .actionTaken)
-        terminationReason = try c.decodeIfPresent(String.self, forKey: .terminationReason)
-        threads = try c.decode([ReportThread].self, forKey: .threads)
+        processName = try string("processName")
+        pid = try integer("pid", Int32.self)
+        processStartTimeTicks = try integer("processStartTimeTicks", UInt64.self)
+        path = try optionalString("path")
+        commandLine = try strings(json["commandLine"], "commandLine")
+        parentName = try optionalString("parentName")
+        parentPid = try integer("parentPid", Int32.self)
+        uid = try optionalInteger("uid", UInt32.self)
+        userName = try optionalString("userName")
+        cgroup = try optionalString("cgroup")
+        osVersion = try optionalString("osVersion")
+        hardwareModel = try optionalString("hardwareModel")
+        fatal = try bool("fatal")
+        limitPercent = try number("limitPercent")
+        windowSeconds = try number("windowSeconds")
+        cpuSeconds = try number("cpuSeconds")
+        observedSeconds = try number("observedSeconds")
+        action = try string("action")
+        dryRun = try bool("dryRun")
+        actionTaken = try string("actionTaken")
+        terminationReason = try optionalString("terminationReason")
+        guard let threadItems = try field("threads").arrayValue else {
+            throw ReportDecodingError(field: "threads", problem: "expected a list")
+        }
+        var threads: [ReportThread] = []
+        for (index, item) in threadItems.enumerated() {
+            let key = "threads[\(index)]"
+            guard let tid = item["tid"]?.intValue.flatMap(Int32.init(exactly:)), let name = item["name"]?.stringValue,
+                  let state = item["state"]?.stringValue, let heaviest = item["heaviest"]?.boolValue
+            else { throw ReportDecodingError(field: key, problem: "needs tid, name, state and heaviest") }
+            let cpu = item["cpuSeconds"].flatMap { $0.isNull ? nil : $0 }
+            guard cpu == nil || cpu?.doubleValue != nil else { throw ReportDecodingError(field: key + ".cpuSeconds", problem: "expected a number or null") }
+            let wchan = item["wchan"].flatMap { $0.isNull ? nil : $0 }
+            guard wchan == nil || wchan?.stringValue != nil else { throw ReportDecodingError(field: key + ".wchan", problem: "expected a string or null") }
+            threads.append(ReportThread(
+                tid: tid, name: name, state: state, cpuSeconds: cpu?.doubleValue, wchan: wchan?.stringValue,
+                kernelStack: try strings(item["kernelStack"], key + ".kernelStack"), heaviest: heaviest))
+        }
+        self.threads = threads
     }
+}
+
+/// Why a report sidecar could not be read back.
+public struct ReportDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var field: String
+    public var problem: String
+
+    public var description: String { "\(field): \(problem)" }
 }
