@@ -40,24 +40,13 @@ struct WatchCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Battery warning levels low,critical,action in percent, only while discharging.", valueName: "l,c,a"))
-    var warningLevels = "20,5,2"
-
-    /// `--warning-levels` as numbers, highest first.
-    private var parsedWarningLevels: [Double]? {
-        let values = warningLevels.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.count == 3, let low = values[0], let critical = values[1], let action = values[2],
-            low <= 100, low >= critical, critical >= action, action >= 0
-        else { return nil }
-        return [low, critical, action]
-    }
+    var warningLevels = Spec<BatteryWarningThresholds>(argument: "20,5,2")
 
     func validate() throws {
         guard (0...100).contains(lowPowerAt), (0...100).contains(lowPowerOffAt), lowPowerOffAt > lowPowerAt else {
             throw ValidationError("--low-power-at and --low-power-off-at must be percentages with off-at above at")
         }
-        guard parsedWarningLevels != nil else {
-            throw ValidationError("--warning-levels must be three percentages, low ≥ critical ≥ action, like 20,5,2")
-        }
+        try warningLevels.check { _ in "--warning-levels must be three percentages, low ≥ critical ≥ action, like 20,5,2" }
         if let root, root.isEmpty { throw ValidationError("--root needs a directory") }
         if let interval, !(interval >= 0.05 && interval <= 86_400) {
             throw ValidationError("--interval must be between 0.05 and 86400 seconds, not \(interval)")
@@ -69,10 +58,10 @@ struct WatchCommand: AsyncParsableCommand {
         configuration.schedule.fixedIntervalS = interval
         configuration.power.lowPercent = lowPowerAt
         configuration.power.restorePercent = lowPowerOffAt
-        if let levels = parsedWarningLevels {
-            configuration.power.warningLowPercent = levels[0]
-            configuration.power.warningCriticalPercent = levels[1]
-            configuration.power.warningActionPercent = levels[2]
+        if let levels = warningLevels.value {
+            configuration.power.warningLowPercent = levels.low
+            configuration.power.warningCriticalPercent = levels.critical
+            configuration.power.warningActionPercent = levels.action
         }
         let devices = try DeviceRoot(root)
         let source = devices.source

@@ -1,6 +1,4 @@
 import ArgumentParser
-import JouleHardware
-import JoulePolicy
 
 /// A library value that can be written on the command line; parsing stays in the library type.
 protocol CommandLineSpec: Sendable {
@@ -27,23 +25,5 @@ struct Spec<Value: CommandLineSpec>: ExpressibleByArgument, Sendable {
     /// Throws the library's message for a bad value.
     func check(_ message: (Value.SpecError) -> String = \.description) throws {
         if case .failure(let error) = parsed { throw ValidationError(message(error)) }
-    }
-}
-
-extension ScanDuty: CommandLineSpec {
-    static func parse(spec: String) -> Result<ScanDuty, SpecError> {
-        do throws(SpecError) { return .success(try ScanDuty(spec: spec)) } catch { return .failure(error) }
-    }
-}
-
-extension BeaconRegion: CommandLineSpec {
-    static func parse(spec: String) -> Result<BeaconRegion, SpecError> {
-        do throws(SpecError) { return .success(try BeaconRegion(spec: spec)) } catch { return .failure(error) }
-    }
-}
-
-extension DistanceModel: CommandLineSpec {
-    static func parse(spec: String) -> Result<DistanceModel, SpecError> {
-        do throws(SpecError) { return .success(try DistanceModel(spec: spec)) } catch { return .failure(error) }
     }
 }
