@@ -29,14 +29,14 @@ final class JumpingClock: JouleClock {
 let testMonitor = SafetyRules(pid: 9000, ancestors: [8999], uid: 1000, isRoot: false)
 
 func makeConfiguration(
-    limit: Double = 50, window: Double = 10, action: CPUMonitorAction = .kill, interval: Double = 1,
+    limit: Double = 50, window: Duration = .seconds(10), action: CPUMonitorAction = .kill, interval: Duration = .seconds(1),
     selectors: ProcessSelectors, dryRun: Bool = false
 ) -> CPUMonitorConfiguration {
     var configuration = CPUMonitorConfiguration()
     configuration.limitPercent = limit
-    configuration.windowSeconds = window
+    configuration.window = window
     configuration.action = action
-    configuration.intervalSeconds = interval
+    configuration.interval = interval
     configuration.selectors = selectors
     configuration.dryRun = dryRun
     return configuration

@@ -129,7 +129,7 @@ public struct EnforcementSession: Sendable {
                         continue
                     }
                     do {
-                        try await clock.sleep(seconds: rescanS)
+                        try await clock.sleep(for: .seconds(rescanS))
                     } catch {
                         return
                     }

@@ -1,0 +1,29 @@
+/// The one place where spans of time (`Duration`) meet the clock's instants (Unix seconds as
+/// `Double`, see `JouleClock`) and the seconds that the command line and the JSON contracts use.
+
+extension Duration {
+    /// The span in seconds, for arithmetic with instants and for printing; exact for every span
+    /// made by `.seconds(_:)` from a `Double`.
+    public var inSeconds: Double { self / .seconds(1) }
+
+    /// Seconds as the command line gives them, or nil when no `Duration` can hold them (NaN or
+    /// infinite). Finite values beyond a million years are clamped there: no schedule of ours
+    /// tells them apart, and `.seconds(_:)` would trap on the largest.
+    public static func seconds(checked value: Double) -> Duration? {
+        guard value.isFinite else { return nil }
+        return .seconds(Swift.min(Swift.max(value, -Self.longest), Self.longest))
+    }
+
+    private static let longest = 3.2e13
+}
+
+/// An instant plus or minus a span: `clock.now() + interval`.
+public func + (instant: Double, span: Duration) -> Double { instant + span.inSeconds }
+public func - (instant: Double, span: Duration) -> Double { instant - span.inSeconds }
+
+extension JouleClock {
+    /// Suspends for `span` from now, or throws `CancellationError` when the task is cancelled.
+    public func sleep(for span: Duration) async throws {
+        try await sleep(until: now() + span)
+    }
+}
