@@ -66,7 +66,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = EnergyMonitor.Configuration()
-        configuration.schedule.fixedIntervalS = interval
+        configuration.schedule.fixedInterval = interval.map(Duration.seconds)
         configuration.power.lowPercent = lowPowerAt
         configuration.power.restorePercent = lowPowerOffAt
         if let levels = parsedWarningLevels {

@@ -65,10 +65,10 @@ final class EventLog: Sendable {
 
 @Suite struct EnergyMonitorTests {
     /// Starts an engine on `source` with a manual clock, returning the pieces a test drives.
-    static func launch(_ source: MemoryDeviceSource, fixed: Double? = nil) async throws -> (EnergyMonitor, ManualClock, EventLog, Task<Void, Never>) {
+    static func launch(_ source: MemoryDeviceSource, fixed: Duration? = nil) async throws -> (EnergyMonitor, ManualClock, EventLog, Task<Void, Never>) {
         let clock = ManualClock(now: 1_000)
         var configuration = EnergyMonitor.Configuration()
-        configuration.schedule.fixedIntervalS = fixed
+        configuration.schedule.fixedInterval = fixed
         configuration.procRoot = "/nonexistent"
         let monitor = EnergyMonitor(source: source, overrideStore: nil, clock: clock, configuration: configuration)
         let log = EventLog()
@@ -88,7 +88,7 @@ final class EventLog: Sendable {
         let source = MemoryDeviceSource()
         source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 60), MemoryDeviceSource.ac(online: false)])
         source.set("thermal", [MemoryDeviceSource.zone(milli: "45000")])
-        let (_, clock, log, task) = try await Self.launch(source, fixed: 1)
+        let (_, clock, log, task) = try await Self.launch(source, fixed: .seconds(1))
         for _ in 0..<30 { await Self.step(clock, by: 1) }
         #expect(log.take().isEmpty)
         task.cancel()
@@ -114,7 +114,7 @@ final class EventLog: Sendable {
     @Test func zoneCrossingATripIsConfirmedThenAnnounced() async throws {
         let source = MemoryDeviceSource()
         source.set("thermal", [MemoryDeviceSource.zone(milli: "70000")])
-        let (monitor, clock, log, task) = try await Self.launch(source, fixed: 1)
+        let (monitor, clock, log, task) = try await Self.launch(source, fixed: .seconds(1))
         source.set("thermal", [MemoryDeviceSource.zone(milli: "91000")])
         await Self.step(clock, by: 1)
         #expect(log.take().isEmpty)  // seen once: confirming
@@ -132,7 +132,7 @@ final class EventLog: Sendable {
     @Test func pluggingInAndRemovingABattery() async throws {
         let source = MemoryDeviceSource()
         source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 50), MemoryDeviceSource.ac(online: false)])
-        let (_, clock, log, task) = try await Self.launch(source, fixed: 1)
+        let (_, clock, log, task) = try await Self.launch(source, fixed: .seconds(1))
         source.set("power_supply", [MemoryDeviceSource.battery(status: "Charging", capacity: 50), MemoryDeviceSource.ac(online: true)])
         await Self.step(clock, by: 1)
         let plugged = log.take()

@@ -10,7 +10,7 @@ import Testing
         source.set("thermal", [MemoryDeviceSource.zone(milli: "50000")])
         let clock = ManualClock()
         var configuration = EnergyMonitor.Configuration()
-        configuration.schedule.fixedIntervalS = 1
+        configuration.schedule.fixedInterval = .seconds(1)
         configuration.procRoot = "/nonexistent"
         let info = try await JouleProcessInfo(source: source, overrideStore: nil, clock: clock, configuration: configuration)
         #expect(!info.isLowPowerModeEnabled)
