@@ -66,7 +66,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = EnergyMonitor.Configuration()
-        configuration.schedule.fixedInterval = interval.map(Duration.seconds)
+        configuration.schedule.fixedInterval = interval.map { .seconds($0) }
         configuration.power.lowPercent = lowPowerAt
         configuration.power.restorePercent = lowPowerOffAt
         if let levels = parsedWarningLevels {

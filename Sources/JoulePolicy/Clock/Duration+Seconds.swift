@@ -7,10 +7,16 @@ extension Duration {
     public var inSeconds: Double { self / .seconds(1) }
 
     /// Seconds as the command line gives them, or nil when no `Duration` can hold them (NaN or
-    /// infinite). Finite values beyond a million years are clamped there: no schedule of ours
-    /// tells them apart, and `.seconds(_:)` would trap on the largest.
+    /// infinite).
     public static func seconds(checked value: Double) -> Duration? {
-        guard value.isFinite else { return nil }
+        value.isFinite ? .seconds(clamping: value) : nil
+    }
+
+    /// Seconds as the command line gives them, clamped to a million years either way (NaN
+    /// becomes zero): no schedule of ours tells longer spans apart, and `.seconds(_:)` would
+    /// trap on the largest.
+    public static func seconds(clamping value: Double) -> Duration {
+        guard !value.isNaN else { return .zero }
         return .seconds(Swift.min(Swift.max(value, -Self.longest), Self.longest))
     }
 
