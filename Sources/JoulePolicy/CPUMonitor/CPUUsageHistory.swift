@@ -1,3 +1,5 @@
+import JouleHardware
+
 /// CPU counters of one process (or thread) over the trailing window, oldest first.
 struct CPUUsageHistory: Sendable {
     struct Point: Sendable {

@@ -1,3 +1,5 @@
+import JouleHardware
+
 /// One SIGSTOP/SIGCONT duty cycle: in each slot of `period` the held work runs for the
 /// first `duty` of it and is stopped for the rest. The duty follows the measured usage toward
 /// the limit.

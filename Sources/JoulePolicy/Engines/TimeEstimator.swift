@@ -31,7 +31,7 @@ public struct TimeEstimator: Sendable {
 
     public init(
         blankAfterLineChange: Duration = .seconds(10), minimumDeltaSpan: Duration = .seconds(30),
-        smoothing: Duration = .seconds(30), maximum: Duration = .seconds(240 * 3600)
+        smoothing: Duration = .seconds(30), maximum: Duration = PowerSupplyParser.maximumEstimate
     ) {
         self.blankAfterLineChange = blankAfterLineChange
         self.minimumDeltaSpan = minimumDeltaSpan

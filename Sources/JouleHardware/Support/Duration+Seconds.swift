@@ -1,5 +1,6 @@
-/// The one place where spans of time (`Duration`) meet the clock's instants (Unix seconds as
-/// `Double`, see `JouleClock`) and the seconds that the command line and the JSON contracts use.
+/// The one place where spans of time (`Duration`) meet instants (Unix seconds as `Double`, as
+/// the engines' clocks give them) and the seconds that the command line and the JSON contracts
+/// use. `JouleClock.sleep(for:)` is the clock's side of it.
 
 extension Duration {
     /// The span in seconds, for arithmetic with instants and for printing; exact for every span
@@ -26,10 +27,3 @@ extension Duration {
 /// An instant plus or minus a span: `clock.now() + interval`.
 public func + (instant: Double, span: Duration) -> Double { instant + span.inSeconds }
 public func - (instant: Double, span: Duration) -> Double { instant - span.inSeconds }
-
-extension JouleClock {
-    /// Suspends for `span` from now, or throws `CancellationError` when the task is cancelled.
-    public func sleep(for span: Duration) async throws {
-        try await sleep(until: now() + span)
-    }
-}
