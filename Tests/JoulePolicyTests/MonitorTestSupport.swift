@@ -11,7 +11,7 @@ final class JumpingClock: JouleClock {
 
     func now() -> Double { time.withLock { $0 } }
     func set(_ seconds: Double) { time.withLock { $0 = seconds } }
-    func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
+    func advance(_ span: Duration) { time.withLock { $0 = $0 + span } }
     func onSleep(_ body: @escaping @Sendable (Double) -> Void) { hook.withLock { $0 = body } }
 
     /// Sleeping to or past this time throws CancellationError, as a cancelled task's sleep does.
