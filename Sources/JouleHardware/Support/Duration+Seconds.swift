@@ -3,8 +3,9 @@
 /// use. `JouleClock.sleep(for:)` is the clock's side of it.
 
 extension Duration {
-    /// The span in seconds, for arithmetic with instants and for printing; exact for every span
-    /// made by `.seconds(_:)` from a `Double`.
+    /// The span in seconds, for arithmetic with instants and for printing. Dividing (rather than
+    /// summing `components`) gives back the Double a span was made from for the values checked
+    /// (0.3, 0.7, 1.7, 7.3, 123.456, ...), which keeps printed options and JSON fields unchanged.
     public var inSeconds: Double { self / .seconds(1) }
 
     /// Seconds as the command line gives them, or nil when no `Duration` can hold them (NaN or
