@@ -1,3 +1,4 @@
+import JouleHardware
 import JoulePolicy
 import Synchronization
 
@@ -57,9 +58,9 @@ public final class ManualClock: JouleClock {
         }
     }
 
-    /// Moves time forward by `seconds`, waking every sleeper whose deadline has passed.
-    public func advance(by seconds: Double) {
-        advance(to: now() + seconds)
+    /// Moves time forward by `span`, waking every sleeper whose deadline has passed.
+    public func advance(by span: Duration) {
+        advance(to: now() + span)
     }
 
     /// Moves time to `instant` (never backwards), waking due sleepers in deadline order.

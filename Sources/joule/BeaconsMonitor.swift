@@ -29,7 +29,7 @@ struct BeaconsMonitor: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = BeaconSession.Configuration(mode: .monitor, regions: regionOptions.regions)
-        configuration.exitTimeoutSeconds = exitTimeout
+        configuration.exitTimeout = .seconds(clamping: exitTimeout)
         configuration.controller.autoPause = !noAutoPause
         if let duty = source.scanDuty { configuration.controller.lowDuty = duty }
         configuration.alwaysListening = source.replay != nil

@@ -43,10 +43,12 @@ struct BeaconsRange: AsyncParsableCommand {
     func run() async throws {
         let regions = regionOptions.regions
         var configuration = BeaconSession.Configuration(
-            mode: once ? .rangeOnce(intervalSeconds: interval, timeoutSeconds: timeout) : .range(intervalSeconds: interval),
+            mode: once
+                ? .rangeOnce(interval: .seconds(clamping: interval), timeout: .seconds(clamping: timeout))
+                : .range(interval: .seconds(clamping: interval)),
             regions: regions)
         configuration.ranger = BeaconRanger(
-            regions: regions, model: distanceCoefficients.value ?? DistanceModel(), windowSeconds: rssiWindow, trim: rssiTrim)
+            regions: regions, model: distanceCoefficients.value ?? DistanceModel(), window: .seconds(clamping: rssiWindow), trim: rssiTrim)
         if let duty = source.scanDuty { configuration.controller.highDuty = duty }
         configuration.alwaysListening = source.replay != nil
         let output = StandardOutput()

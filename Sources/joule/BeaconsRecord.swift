@@ -29,7 +29,7 @@ struct BeaconsRecord: AsyncParsableCommand {
             Console.error("joule beacons record: \(error)")
             throw ExitCode(1)
         }
-        let recorder = BeaconRecorder(writer: writer, durationSeconds: duration)
+        let recorder = BeaconRecorder(writer: writer, duration: duration.map { .seconds(clamping: $0) })
         if let replay = source.replay {
             do throws(BeaconRecorder.Failure) {
                 if let warning = try recorder.convert(capture: replay) { Console.error("warning: \(warning)") }

@@ -51,13 +51,10 @@ struct CPUMonitorCommand: AsyncParsableCommand {
     @Option(name: .customLong("uid"), help: ArgumentHelp("Watch processes of this user ID (repeatable).", valueName: "uid"))
     var uids: [UInt32] = []
 
-    var monitorConfiguration: CPUMonitorConfiguration {
-        var configuration = CPUMonitorConfiguration()
-        configuration.limitPercent = limit
-        configuration.windowSeconds = window
+    func monitorConfiguration() throws(CPUMonitorError) -> CPUMonitorConfiguration {
+        var configuration = try CPUMonitorConfiguration(
+            limitPercent: limit, windowSeconds: window, intervalSeconds: interval, durationSeconds: duration)
         configuration.action = action
-        configuration.intervalSeconds = interval
-        configuration.durationSeconds = duration
         configuration.dryRun = dryRun
         configuration.selectors = ProcessSelectors(pids: Set(pids), patterns: patterns, cgroups: cgroups, uids: Set(uids))
         return configuration
@@ -65,7 +62,7 @@ struct CPUMonitorCommand: AsyncParsableCommand {
 
     func validate() throws {
         do {
-            try monitorConfiguration.validate()
+            try monitorConfiguration().validate()
         } catch {
             throw ValidationError(error.description)
         }
@@ -83,7 +80,8 @@ struct CPUMonitorCommand: AsyncParsableCommand {
             Console.error("joule cpu-monitor: \(StateDirectory.missingMessage)")
             throw ExitCode(1)
         }
-        let configuration = monitorConfiguration
+        let configuration: CPUMonitorConfiguration
+        do { configuration = try monitorConfiguration() } catch { throw ValidationError(error.description) }
         let monitor: CPUMonitor<PidfdProcessController>
         do {
             monitor = try CPUMonitor(
@@ -94,9 +92,9 @@ struct CPUMonitorCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         Console.out(
-            "cpu-monitor: limit \(Self.number(configuration.limitPercent))% of one core over \(Self.number(configuration.windowSeconds)) s, "
+            "cpu-monitor: limit \(Self.number(configuration.limitPercent))% of one core over \(Self.number(configuration.window.inSeconds)) s, "
                 + "action \(configuration.action.rawValue)\(configuration.dryRun ? " (dry run)" : ""), "
-                + "sampling every \(Self.number(configuration.effectiveIntervalSeconds)) s, reports in \(directory)")
+                + "sampling every \(Self.number(configuration.effectiveInterval.inSeconds)) s, reports in \(directory)")
         do {
             try await monitor.run(until: signals) { signal in
                 Console.error("cpu-monitor: signal \(signal.number), continuing stopped processes and exiting")

@@ -77,7 +77,7 @@ struct EnforceCommand: AsyncParsableCommand {
         }
         var options = EnforcementSession.Options(policy: loaded, stateDirectory: stateDirectory)
         options.dryRun = dryRun
-        options.interval = interval
+        options.interval = interval.map { .seconds($0) }
         options.cgroupRoot = cgroupRoot ?? "/"
         let session = EnforcementSession(options: options)
         let json = self.json

@@ -27,7 +27,7 @@ struct StatusCommand: ParsableCommand {
         let devices = try DeviceRoot(root)
         let source = devices.source, procRoot = devices.procRoot
         // A fixture is static: sampling /proc/stat twice needs no wait there.
-        let pause: () -> Void = devices.isFixture ? {} : { CurrentProcess.sleep(seconds: 0.2) }
+        let pause: () -> Void = devices.isFixture ? {} : { CurrentProcess.sleep(for: .milliseconds(200)) }
 
         let override = LowPowerCommand.store().map { $0.load() } ?? .auto
         let report: StatusReport

@@ -55,7 +55,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = EnergyMonitor.Configuration()
-        configuration.schedule.fixedIntervalS = interval
+        configuration.schedule.fixedInterval = interval.map { .seconds($0) }
         configuration.power.lowPercent = lowPowerAt
         configuration.power.restorePercent = lowPowerOffAt
         if let levels = warningLevels.value {

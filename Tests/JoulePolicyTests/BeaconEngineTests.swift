@@ -58,7 +58,7 @@ import Testing
         await transport.feed(HCIEventRecord(timestampMicros: start + 2 * Self.s, bytes: BeaconSessionTests.eventBytes(minor: 2)))
         await transport.feed(HCIEventRecord(timestampMicros: start + 3 * Self.s, bytes: BeaconSessionTests.eventBytes(minor: 3)))
         let writer = try BTSnoopWriter(path: path)
-        let recorder = BeaconRecorder(writer: writer, durationSeconds: 3)
+        let recorder = BeaconRecorder(writer: writer, duration: .seconds(3))
         try await recorder.record(commander: ScanCommander(transport: transport), duty: .ranging, start: start)
         try writer.close()
         #expect(writer.recordCount == 2)

@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func filterForgetsSamplesOlderThanTheWindow() {
-        var filter = RunningAverageRSSIFilter(windowSeconds: 20)
+        var filter = RunningAverageRSSIFilter(window: .seconds(20))
         filter.add(-90, at: 0)
         filter.add(-60, at: 10_000_000)
         #expect(filter.value(now: 19_999_999) == -75)
@@ -67,7 +67,7 @@ import Glibc
 
 @Suite struct BeaconTrackerTests {
     @Test func forgetsBeaconsUnheardForTheWindowAndKeepsTheLatestInfo() throws {
-        var tracker = BeaconTracker<String, String>(windowSeconds: 10)
+        var tracker = BeaconTracker<String, String>(window: .seconds(10))
         tracker.observe("b", info: "first", txPower: -59, rssi: -59, at: 0)
         tracker.observe("a", info: "only", txPower: nil, rssi: -70, at: 5_000_000)
         tracker.observe("b", info: "second", txPower: -59, rssi: nil, at: 6_000_000)

@@ -41,7 +41,7 @@ import Testing
     @Test func monitorEntersAndExitsOnListeningTime() throws {
         let region = try BeaconRegion(spec: "r=\(Self.text)")
         let key = BeaconKey(uuid: region.uuid, major: 1, minor: 1)
-        var monitor = RegionMonitor(regions: [region], exitTimeoutSeconds: 10)
+        var monitor = RegionMonitor(regions: [region], exitTimeout: .seconds(10))
         _ = monitor.advance(to: 0, listening: true)
         #expect(monitor.observe(key, at: 0).map(\.kind) == [.enter])
         #expect(monitor.observe(key, at: 0).isEmpty, "already inside")

@@ -47,7 +47,7 @@ import Testing
 
     @Test func exitNeedsListeningTimeNotJustWallTime() {
         var configuration = BeaconSession.Configuration(mode: .monitor, regions: [Self.region])
-        configuration.controller.pauseAfterMicros = 5 * Self.s
+        configuration.controller.pauseAfter = .seconds(5)
         var session = BeaconSession(configuration: configuration, start: 0)
         _ = session.receive(Self.advert(0))
         // Heard until 9 s; paused (5 s idle) cycles: on 9–19? The change at 0 pauses at 5 s:
@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func rangingGivesUpOnAccuracyThatDoesNotImprove() {
-        var session = BeaconSession(configuration: .init(mode: .range(intervalSeconds: 1), regions: [Self.region]), start: 0)
+        var session = BeaconSession(configuration: .init(mode: .range(interval: .seconds(1)), regions: [Self.region]), start: 0)
         #expect(session.radio == .scanning(.ranging))
         var downAt: Int64?
         for half in 1...40 {
@@ -78,7 +78,7 @@ import Testing
 
     @Test func onceStopsTheRadioWhenSteady() {
         var session = BeaconSession(
-            configuration: .init(mode: .rangeOnce(intervalSeconds: 1, timeoutSeconds: 30), regions: [Self.region]), start: 0)
+            configuration: .init(mode: .rangeOnce(interval: .seconds(1), timeout: .seconds(30)), regions: [Self.region]), start: 0)
         var finished: (Int64, Bool, Int)?
         var radioOff: Int64?
         for tenth in 1...100 where finished == nil {
@@ -96,14 +96,14 @@ import Testing
 
     @Test func onceTimesOutWithoutBeacons() {
         var session = BeaconSession(
-            configuration: .init(mode: .rangeOnce(intervalSeconds: 1, timeoutSeconds: 5), regions: [Self.region]), start: 0)
+            configuration: .init(mode: .rangeOnce(interval: .seconds(1), timeout: .seconds(5)), regions: [Self.region]), start: 0)
         let outputs = session.advance(to: 10 * Self.s)
         #expect(outputs.contains(.finished(at: 5 * Self.s, steady: false, [])))
         #expect(session.radio == .off)
     }
 
     @Test func policyInputLowersAndStops() {
-        var session = BeaconSession(configuration: .init(mode: .range(intervalSeconds: 1), regions: [Self.region]), start: 0)
+        var session = BeaconSession(configuration: .init(mode: .range(interval: .seconds(1)), regions: [Self.region]), start: 0)
         #expect(session.setPolicy(.reduced) == [.radio(at: 0, .scanning(ScanDuty.ranging.reduced))])
         #expect(session.setPolicy(.stopped) == [.radio(at: 0, .off)])
         #expect(session.setPolicy(.normal) == [.radio(at: 0, .scanning(.ranging))])
@@ -116,7 +116,7 @@ import Testing
         _ = monitor.receive(Self.advert(0))
         let exits = monitor.advance(to: later, inclusive: true).filter { if case .region(let e) = $0 { e.kind == .exit } else { false } }
         #expect(exits.count == 1)
-        var range = BeaconSession(configuration: .init(mode: .range(intervalSeconds: 1), regions: [Self.region]), start: 0)
+        var range = BeaconSession(configuration: .init(mode: .range(interval: .seconds(1)), regions: [Self.region]), start: 0)
         _ = range.receive(Self.advert(0))
         let reports = range.advance(to: later, inclusive: true).filter { if case .ranging = $0 { true } else { false } }
         #expect(reports.count <= 1002)
@@ -173,7 +173,7 @@ import Testing
         for tenth in 0...100 {
             await transport.feed(HCIEventRecord(timestampMicros: Int64(tenth) * 100_000, bytes: Self.eventBytes()))
         }
-        let configuration = BeaconSession.Configuration(mode: .rangeOnce(intervalSeconds: 1, timeoutSeconds: 30), regions: [Self.region])
+        let configuration = BeaconSession.Configuration(mode: .rangeOnce(interval: .seconds(1), timeout: .seconds(30)), regions: [Self.region])
         let commands = try await Self.run(configuration, transport, active: true)
         #expect(commands == [
             .setScanParameters(active: true, intervalSlots: 160, windowSlots: 160),
@@ -228,7 +228,7 @@ import Testing
         for half in 0...24 {
             await transport.feed(HCIEventRecord(timestampMicros: Int64(half) * Self.s / 2, bytes: Self.eventBytes()))
         }
-        let commands = try await Self.run(.init(mode: .range(intervalSeconds: 1), regions: [Self.region]), transport)
+        let commands = try await Self.run(.init(mode: .range(interval: .seconds(1)), regions: [Self.region]), transport)
         let parameters = commands.filter { $0.ocf == 0x000B }
         #expect(parameters == [
             .setScanParameters(active: false, intervalSlots: 160, windowSlots: 160),

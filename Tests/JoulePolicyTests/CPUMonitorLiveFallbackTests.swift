@@ -36,7 +36,7 @@ import Testing
         try tree.write("sys/fs/cgroup/app.slice/sub/cgroup.procs", "\(pids[1])\n")
         let controller = PidfdProcessController(root: "/", cgroupRoot: tree.path)
         let cgroup = CgroupPath("/app.slice")
-        var throttler = DutyCycleThrottler(controller: controller, period: 0.1, limitPercent: 50)
+        var throttler = DutyCycleThrottler(controller: controller, period: .milliseconds(100), limitPercent: 50)
         throttler.hold(cgroup: cgroup, duty: 0.5, now: 0)
         let members: (CgroupPath) -> [ProcessIdentity] = { cgroup in
             controller.processes(inTree: cgroup).compactMap { try? ProcFS().stat($0)?.identity }

@@ -17,7 +17,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
-            configuration: makeConfiguration(limit: 10, window: 4, selectors: selectors),
+            configuration: makeConfiguration(limit: 10, window: .seconds(4), selectors: selectors),
             root: tree.path, clock: clock, controller: controller, safety: monitor, store: nil, ticksPerSecond: 100)
         var events = try await engine.step()
         for second in 1...4 {
@@ -122,10 +122,10 @@ import Testing
         #expect(refusal { $0.selectors = ProcessSelectors() }?.contains("choose what to watch") == true)
         #expect(refusal { $0.limitPercent = 0 }?.contains("--limit") == true)
         #expect(refusal { $0.limitPercent = .nan }?.contains("--limit") == true)
-        #expect(refusal { $0.windowSeconds = -1 }?.contains("--window") == true)
-        #expect(refusal { $0.intervalSeconds = 0 }?.contains("--interval") == true)
-        #expect(refusal { $0.intervalSeconds = 20 }?.contains("must not exceed") == true)
-        #expect(refusal { $0.durationSeconds = 0 }?.contains("--duration") == true)
+        #expect(refusal { $0.window = .seconds(-1) }?.contains("--window") == true)
+        #expect(refusal { $0.interval = .zero }?.contains("--interval") == true)
+        #expect(refusal { $0.interval = .seconds(20) }?.contains("must not exceed") == true)
+        #expect(refusal { $0.duration = .zero }?.contains("--duration") == true)
         #expect(refusal { $0.selectors = ProcessSelectors(pids: [-5]) }?.contains("not a process ID") == true)
     }
 

@@ -28,7 +28,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(pids: [100])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), action: .throttle, selectors: ProcessSelectors(pids: [100])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         let report = try #require(try await driveToViolation(engine, tree, clock))
         #expect(clock.now() == 3)  // 3 s of CPU over 3 s first exceeds the 2 s budget
@@ -73,8 +73,8 @@ import Testing
             try? tree.update(pid: 100, comm: "spinner", utime: UInt64(deadline * 100))
         }
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
-        var configuration = makeConfiguration(limit: 30, window: 2, action: .throttle, interval: 0.5, selectors: ProcessSelectors(pids: [100]))
-        configuration.durationSeconds = 5
+        var configuration = makeConfiguration(limit: 30, window: .seconds(2), action: .throttle, interval: .seconds(0.5), selectors: ProcessSelectors(pids: [100]))
+        configuration.duration = .seconds(5)
         let engine = try CPUMonitor(
             configuration: configuration, root: tree.path, clock: clock, controller: controller, safety: testMonitor,
             store: nil, ticksPerSecond: 100)
@@ -92,7 +92,7 @@ import Testing
         clock.cancelAt.withLock { $0 = 3.52 }
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 2, action: .throttle, interval: 0.5, selectors: ProcessSelectors(pids: [100])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(2), action: .throttle, interval: .seconds(0.5), selectors: ProcessSelectors(pids: [100])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         try await engine.run { _ in }
         #expect(controller.log.contains("SIGSTOP 100"))
@@ -111,7 +111,7 @@ import Testing
         }
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 2, action: .throttle, interval: 0.5, selectors: ProcessSelectors(pids: [100])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(2), action: .throttle, interval: .seconds(0.5), selectors: ProcessSelectors(pids: [100])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         await #expect(throws: CPUMonitorError.self) { try await engine.run { _ in } }
         #expect(controller.log.contains("SIGSTOP 100"))
@@ -124,7 +124,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         let report = try #require(try await driveToViolation(engine, tree, clock))
         #expect(report.actionTaken.contains("cpu.max 50000 100000"))
@@ -142,7 +142,7 @@ import Testing
             let clock = JumpingClock()
             let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
             let engine = try CPUMonitor(
-                configuration: makeConfiguration(limit: 50, window: 4, action: action, selectors: ProcessSelectors(pids: [100]), dryRun: true),
+                configuration: makeConfiguration(limit: 50, window: .seconds(4), action: action, selectors: ProcessSelectors(pids: [100]), dryRun: true),
                 root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
             let report = try #require(try await driveToViolation(engine, tree, clock))
             #expect(report.dryRun)
@@ -157,7 +157,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(pids: [100])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), action: .throttle, selectors: ProcessSelectors(pids: [100])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         _ = try #require(try await driveToViolation(engine, tree, clock))
         try tree.remove(pid: 100)
@@ -187,7 +187,7 @@ import Testing
         -> CPUMonitor<RecordingProcessController>
     {
         try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
     }
 
@@ -327,7 +327,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let engine = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), action: .throttle, selectors: ProcessSelectors(cgroups: ["/app.slice"])),
             root: tree.path, clock: clock, controller: controller, safety: safety, store: nil, ticksPerSecond: 100)
         let report = try #require(try await drive(engine, tree, clock).reports.first)
         #expect(report.actionTaken.contains("(cpu.max unavailable: the cgroup holds the monitor or its parent)"))
@@ -347,8 +347,8 @@ import Testing
         clock.onSleep { deadline in try? tree.update(pid: 100, comm: "spinner", utime: UInt64(deadline * 100)) }
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         var configuration = makeConfiguration(
-            limit: 30, window: 2, action: .throttle, interval: 0.5, selectors: ProcessSelectors(cgroups: ["/app.slice"]))
-        configuration.durationSeconds = 5
+            limit: 30, window: .seconds(2), action: .throttle, interval: .seconds(0.5), selectors: ProcessSelectors(cgroups: ["/app.slice"]))
+        configuration.duration = .seconds(5)
         let engine = try CPUMonitor(
             configuration: configuration, root: tree.path, clock: clock, controller: controller, safety: testMonitor,
             store: nil, ticksPerSecond: 100)

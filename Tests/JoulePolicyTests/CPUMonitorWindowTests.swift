@@ -12,7 +12,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 10, selectors: ProcessSelectors(pids: [100])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(10), selectors: ProcessSelectors(pids: [100])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         // 40 % of a core for ten seconds: 4 s within any 10 s window, under the 5 s budget.
         var ticks: UInt64 = 0
@@ -51,7 +51,7 @@ import Testing
         try tree.addProcess(pid: 200, comm: "app")
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 80, window: 60, action: .report, selectors: ProcessSelectors(pids: [200])),
+            configuration: makeConfiguration(limit: 80, window: .seconds(60), action: .report, selectors: ProcessSelectors(pids: [200])),
             root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), safety: testMonitor,
             store: nil, ticksPerSecond: 100)
         var reports: [ResourceReport] = []
@@ -75,7 +75,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [300])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), selectors: ProcessSelectors(pids: [300])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         for second in 0...8 {
             try tree.update(pid: 300, comm: "old", utime: 1_000_000 + UInt64(second) * 10)
@@ -90,7 +90,7 @@ import Testing
         try tree.addProcess(pid: 400, comm: "bursty")
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, action: .report, selectors: ProcessSelectors(pids: [400])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), action: .report, selectors: ProcessSelectors(pids: [400])),
             root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), safety: testMonitor,
             store: nil, ticksPerSecond: 100)
         // A 1.5 s burst, then idle: the burst counts while inside the window, then drops out.
@@ -111,7 +111,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, action: .report, selectors: ProcessSelectors(pids: [500])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), action: .report, selectors: ProcessSelectors(pids: [500])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         var reportTimes: [Int] = []
         for second in 0...12 {
@@ -130,7 +130,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [600])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), selectors: ProcessSelectors(pids: [600])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         _ = try await monitor.step()
         clock.set(1)
@@ -163,7 +163,7 @@ import Testing
         let clock = JumpingClock()
         let controller = RecordingProcessController(procRoot: controllerView.path, cgroupRoot: controllerView.path)
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [700])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), selectors: ProcessSelectors(pids: [700])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         _ = try await monitor.step()
         clock.set(1)
@@ -180,7 +180,7 @@ import Testing
         try tree.addProcess(pid: 801, comm: "stays")
         let clock = JumpingClock()
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(patterns: ["^s"])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), selectors: ProcessSelectors(patterns: ["^s"])),
             root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), safety: testMonitor,
             store: nil, ticksPerSecond: 100)
         #expect(Set(try await monitor.step().watched) == [800, 801])
@@ -198,7 +198,7 @@ import Testing
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         _ = controller.exited.withLock { $0.insert(900) }
         let monitor = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [900])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), selectors: ProcessSelectors(pids: [900])),
             root: tree.path, clock: clock, controller: controller, safety: testMonitor, store: nil, ticksPerSecond: 100)
         _ = try await monitor.step()
         try tree.update(pid: 900, comm: "racer", utime: 300)

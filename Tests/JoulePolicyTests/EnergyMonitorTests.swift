@@ -65,10 +65,10 @@ final class EventLog: Sendable {
 
 @Suite struct EnergyMonitorTests {
     /// Starts an engine on `source` with a manual clock, returning the pieces a test drives.
-    static func launch(_ source: MemoryDeviceSource, fixed: Double? = nil) async throws -> (EnergyMonitor, ManualClock, EventLog, Task<Void, Never>) {
+    static func launch(_ source: MemoryDeviceSource, fixed: Duration? = nil) async throws -> (EnergyMonitor, ManualClock, EventLog, Task<Void, Never>) {
         let clock = ManualClock(now: 1_000)
         var configuration = EnergyMonitor.Configuration()
-        configuration.schedule.fixedIntervalS = fixed
+        configuration.schedule.fixedInterval = fixed
         configuration.procRoot = "/nonexistent"
         let monitor = EnergyMonitor(source: source, overrideStore: nil, clock: clock, configuration: configuration)
         let log = EventLog()
@@ -79,8 +79,8 @@ final class EventLog: Sendable {
     }
 
     /// Moves the clock on and waits until the engine is asleep again.
-    static func step(_ clock: ManualClock, by seconds: Double) async {
-        clock.advance(by: seconds)
+    static func step(_ clock: ManualClock, by span: Duration) async {
+        clock.advance(by: span)
         await clock.waitForSleepers(1)
     }
 
@@ -88,8 +88,8 @@ final class EventLog: Sendable {
         let source = MemoryDeviceSource()
         source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 60), MemoryDeviceSource.ac(online: false)])
         source.set("thermal", [MemoryDeviceSource.zone(milli: "45000")])
-        let (_, clock, log, task) = try await Self.launch(source, fixed: 1)
-        for _ in 0..<30 { await Self.step(clock, by: 1) }
+        let (_, clock, log, task) = try await Self.launch(source, fixed: .seconds(1))
+        for _ in 0..<30 { await Self.step(clock, by: .seconds(1)) }
         #expect(log.take().isEmpty)
         task.cancel()
         await task.value
@@ -102,7 +102,7 @@ final class EventLog: Sendable {
         #expect(await monitor.lowPowerMode == false)
         source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 20), MemoryDeviceSource.ac(online: false)])
         // Near the 20 % threshold the engine polls every 5 s.
-        await Self.step(clock, by: 5)
+        await Self.step(clock, by: .seconds(5))
         let events = log.take()
         #expect(events.contains(.powerStateDidChange(lowPowerMode: true, reason: "battery-low")))
         #expect(events.contains(.warningLevelChanged(level: .low, previous: .none)))
@@ -114,16 +114,16 @@ final class EventLog: Sendable {
     @Test func zoneCrossingATripIsConfirmedThenAnnounced() async throws {
         let source = MemoryDeviceSource()
         source.set("thermal", [MemoryDeviceSource.zone(milli: "70000")])
-        let (monitor, clock, log, task) = try await Self.launch(source, fixed: 1)
+        let (monitor, clock, log, task) = try await Self.launch(source, fixed: .seconds(1))
         source.set("thermal", [MemoryDeviceSource.zone(milli: "91000")])
-        await Self.step(clock, by: 1)
+        await Self.step(clock, by: .seconds(1))
         #expect(log.take().isEmpty)  // seen once: confirming
-        await Self.step(clock, by: 0.1)
+        await Self.step(clock, by: .milliseconds(100))
         #expect(log.take() == [.thermalStateDidChange(state: .serious, previous: .nominal, cause: "thermal_zone0")])
         #expect(await monitor.thermalState == .serious)
         // A failing sensor holds the last vote rather than reading as cool.
         source.set("thermal", [MemoryDeviceSource.zone(milli: "garbage")])
-        for _ in 0..<5 { await Self.step(clock, by: 1) }
+        for _ in 0..<5 { await Self.step(clock, by: .seconds(1)) }
         #expect(log.take().isEmpty)
         task.cancel()
         await task.value
@@ -132,14 +132,14 @@ final class EventLog: Sendable {
     @Test func pluggingInAndRemovingABattery() async throws {
         let source = MemoryDeviceSource()
         source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 50), MemoryDeviceSource.ac(online: false)])
-        let (_, clock, log, task) = try await Self.launch(source, fixed: 1)
+        let (_, clock, log, task) = try await Self.launch(source, fixed: .seconds(1))
         source.set("power_supply", [MemoryDeviceSource.battery(status: "Charging", capacity: 50), MemoryDeviceSource.ac(online: true)])
-        await Self.step(clock, by: 1)
+        await Self.step(clock, by: .seconds(1))
         let plugged = log.take()
         #expect(plugged.contains(.lineChanged(name: "AC", online: true)))
         #expect(plugged.contains { if case .batteryChanged(let update) = $0 { update.state == .charging } else { false } })
         source.set("power_supply", [MemoryDeviceSource.ac(online: true)])
-        await Self.step(clock, by: 1)
+        await Self.step(clock, by: .seconds(1))
         #expect(log.take() == [.powerSourceRemoved(name: "BAT0", kind: .battery)])
         task.cancel()
         await task.value

@@ -25,7 +25,7 @@ import Testing
     @Test func theCommittedExampleParses() throws {
         let policy = try EnforcePolicy.load(path: Self.examplePath)
         #expect(policy.classes.map(\.name) == ["transcode", "backups", "indexer", "builds"])
-        #expect(policy.rescanIntervalS == 5)
+        #expect(policy.rescanInterval == .seconds(5))
         let transcode = policy.classes[0]
         #expect(transcode.level == .deferrable)
         #expect(transcode.selectors == [.process("ffmpeg"), .commandRegex("HandBrakeCLI|x265")])

@@ -10,7 +10,7 @@ import Testing
         source.set("thermal", [MemoryDeviceSource.zone(milli: "50000")])
         let clock = ManualClock()
         var configuration = EnergyMonitor.Configuration()
-        configuration.schedule.fixedIntervalS = 1
+        configuration.schedule.fixedInterval = .seconds(1)
         configuration.procRoot = "/nonexistent"
         let info = try await JouleProcessInfo(source: source, overrideStore: nil, clock: clock, configuration: configuration)
         #expect(!info.isLowPowerModeEnabled)
@@ -22,9 +22,9 @@ import Testing
 
         source.set("power_supply", [MemoryDeviceSource.battery(status: "Discharging", capacity: 19), MemoryDeviceSource.ac(online: false)])
         source.set("thermal", [MemoryDeviceSource.zone(milli: "96000")])
-        clock.advance(by: 1)
+        clock.advance(by: .seconds(1))
         await clock.waitForSleepers(1)
-        clock.advance(by: 0.1)  // the thermal confirmation read
+        clock.advance(by: .milliseconds(100))  // the thermal confirmation read
         await clock.waitForSleepers(1)
 
         #expect(await lowPower.next() == true)

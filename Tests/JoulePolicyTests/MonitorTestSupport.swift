@@ -11,7 +11,7 @@ final class JumpingClock: JouleClock {
 
     func now() -> Double { time.withLock { $0 } }
     func set(_ seconds: Double) { time.withLock { $0 = seconds } }
-    func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
+    func advance(_ span: Duration) { time.withLock { $0 = $0 + span } }
     func onSleep(_ body: @escaping @Sendable (Double) -> Void) { hook.withLock { $0 = body } }
 
     /// Sleeping to or past this time throws CancellationError, as a cancelled task's sleep does.
@@ -29,14 +29,14 @@ final class JumpingClock: JouleClock {
 let testMonitor = SafetyRules(pid: 9000, ancestors: [8999], uid: 1000, isRoot: false)
 
 func makeConfiguration(
-    limit: Double = 50, window: Double = 10, action: CPUMonitorAction = .kill, interval: Double = 1,
+    limit: Double = 50, window: Duration = .seconds(10), action: CPUMonitorAction = .kill, interval: Duration = .seconds(1),
     selectors: ProcessSelectors, dryRun: Bool = false
 ) -> CPUMonitorConfiguration {
     var configuration = CPUMonitorConfiguration()
     configuration.limitPercent = limit
-    configuration.windowSeconds = window
+    configuration.window = window
     configuration.action = action
-    configuration.intervalSeconds = interval
+    configuration.interval = interval
     configuration.selectors = selectors
     configuration.dryRun = dryRun
     return configuration

@@ -20,7 +20,7 @@ import Testing
         let store = ReportStore(directory: tree.path + "/state/reports/")
         let clock = JumpingClock()
         let engine = try CPUMonitor(
-            configuration: makeConfiguration(limit: 50, window: 4, selectors: ProcessSelectors(pids: [100])),
+            configuration: makeConfiguration(limit: 50, window: .seconds(4), selectors: ProcessSelectors(pids: [100])),
             root: tree.path, clock: clock, controller: RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path), safety: testMonitor,
             store: store, ticksPerSecond: 100)
         var events: [CPUMonitorEvent] = []

@@ -19,7 +19,7 @@ import Testing
             Issue.record("reduced policy turned the radio off")
             return
         }
-        #expect(reduced.windowMs <= reduced.intervalMs / 20)
+        #expect(reduced.window <= reduced.interval / 20)
         controller.policy = .stopped
         #expect(controller.radio == .off)
         #expect(controller.nextDeadline == nil)
@@ -29,8 +29,8 @@ import Testing
     }
 
     @Test func monitoringDutyIsLowRangingHigh() {
-        #expect(ScanDuty.monitoring.windowMs * 5 <= ScanDuty.monitoring.intervalMs)
-        #expect(ScanDuty.ranging.windowMs == ScanDuty.ranging.intervalMs)
+        #expect(ScanDuty.monitoring.window * 5 <= ScanDuty.monitoring.interval)
+        #expect(ScanDuty.ranging.window == ScanDuty.ranging.interval)
         #expect(ScanDuty.monitoring.windowSlots == 800 && ScanDuty.monitoring.intervalSlots == 8000)
     }
 

@@ -4,17 +4,17 @@
 ///
 /// It enumerates in full on the first read, when asked to (a uevent), when the subsystem's
 /// members changed (fixture trees; libudev reports that by uevent), when a device vanished,
-/// and every `rescanInterval` seconds so new attributes and quiet changes are still seen.
+/// and every `rescanInterval` so new attributes and quiet changes are still seen.
 public struct DevicePoller: Sendable {
     public let subsystem: String
-    public var rescanInterval: Double
+    public var rescanInterval: Duration
     private let volatile: @Sendable (DeviceSnapshot) -> [String]
     private var devices: [DeviceSnapshot]?
     private var members: [String]?
     private var lastScan = -Double.infinity
 
     /// - Parameter volatile: the attributes of a device that may change between polls.
-    public init(subsystem: String, rescanInterval: Double = 60, volatile: @escaping @Sendable (DeviceSnapshot) -> [String]) {
+    public init(subsystem: String, rescanInterval: Duration = .seconds(60), volatile: @escaping @Sendable (DeviceSnapshot) -> [String]) {
         self.subsystem = subsystem
         self.rescanInterval = rescanInterval
         self.volatile = volatile
@@ -27,7 +27,7 @@ public struct DevicePoller: Sendable {
 
     public mutating func read(from source: any DeviceSource, at time: Double) throws(HardwareError) -> [DeviceSnapshot] {
         let currentMembers = source.memberNames(subsystem: subsystem)
-        if let devices, time - lastScan < rescanInterval, currentMembers == members {
+        if let devices, time < lastScan + rescanInterval, currentMembers == members {
             var refreshed: [DeviceSnapshot] = []
             refreshed.reserveCapacity(devices.count)
             for device in devices {

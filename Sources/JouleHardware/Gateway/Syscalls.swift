@@ -205,11 +205,11 @@ extension Syscalls {
         return result
     }
 
-    /// nanosleep(2) for `seconds`, resuming after signals.
-    static func sleep(seconds: Double) {
-        guard seconds > 0, seconds.isFinite else { return }
-        let seconds = min(seconds, 86_400)  // keeps Int(seconds) far from overflow
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
+    /// nanosleep(2) for `span` (at most a day), resuming after signals.
+    static func sleep(for span: Duration) {
+        guard span > .zero else { return }
+        let (seconds, attoseconds) = min(span, .seconds(86_400)).components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }

@@ -7,7 +7,7 @@ public enum PowerSupplyParser {
     /// Rates above this are firmware noise (UPower drops "300 W" readings).
     public static let maximumRateW = 300.0
     /// Estimates beyond this are not shown ("1639 h" helps nobody).
-    public static let maximumEstimateS = 240 * 3600
+    public static let maximumEstimate: Duration = .seconds(240 * 3600)
 
     /// Parses every device of the power_supply subsystem. `productName` is the DMI product
     /// name (`/sys/class/dmi/id/product_name`), used for the MacBook capacity quirk.
@@ -236,12 +236,12 @@ public enum PowerSupplyParser {
     }
 
     static func plausibleEstimate(_ seconds: Double) -> Int? {
-        guard seconds.isFinite, seconds >= 0, seconds <= Double(maximumEstimateS) else { return nil }
+        guard seconds.isFinite, seconds >= 0, seconds <= maximumEstimate.inSeconds else { return nil }
         return Int(seconds.rounded())
     }
 
     static func plausibleEstimate(_ seconds: Int) -> Int? {
-        seconds > 0 && seconds <= maximumEstimateS ? seconds : nil
+        seconds > 0 && .seconds(seconds) <= maximumEstimate ? seconds : nil
     }
 
     /// UPower's table for devices that only report a coarse level.

@@ -17,9 +17,9 @@ public enum CurrentProcess {
 }
 
 extension CurrentProcess {
-    /// Blocks the calling thread for `seconds` (nanosleep(2), resumed after signals), for a
+    /// Blocks the calling thread for `span` (nanosleep(2), resumed after signals), for a
     /// command that must wait between two samples and has nothing else to do.
-    public static func sleep(seconds: Double) { Syscalls.sleep(seconds: seconds) }
+    public static func sleep(for span: Duration) { Syscalls.sleep(for: span) }
 }
 
 extension CurrentProcess {

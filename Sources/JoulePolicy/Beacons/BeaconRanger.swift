@@ -7,7 +7,7 @@ public struct BeaconRanger: Sendable {
         get { tracker.model }
         set { tracker.model = newValue }
     }
-    public var windowSeconds: Double { tracker.windowSeconds }
+    public var window: Duration { tracker.window }
     public var trim: Double { tracker.trim }
     /// Intervals without a better best accuracy before ranging gives up on high duty.
     public var giveUpIntervals: Int
@@ -27,12 +27,12 @@ public struct BeaconRanger: Sendable {
     public private(set) var gaveUp = false
 
     public init(
-        regions: [BeaconRegion], model: DistanceModel = DistanceModel(), windowSeconds: Double = 20,
+        regions: [BeaconRegion], model: DistanceModel = DistanceModel(), window: Duration = .seconds(20),
         trim: Double = 0.1, giveUpIntervals: Int = 5, improvement: Double = 0.1, steadyIntervals: Int = 3,
         steadyTolerance: Double = 0.1
     ) {
         self.regions = regions
-        tracker = BeaconTracker(model: model, windowSeconds: windowSeconds, trim: trim)
+        tracker = BeaconTracker(model: model, window: window, trim: trim)
         self.giveUpIntervals = giveUpIntervals
         self.improvement = improvement
         self.steadyIntervals = steadyIntervals

@@ -21,11 +21,11 @@ public struct BeaconRecorder {
 
     public let writer: BTSnoopWriter
     /// Stop after this long; nil: until the events end.
-    public var durationSeconds: Double?
+    public var duration: Duration?
 
-    public init(writer: BTSnoopWriter, durationSeconds: Double? = nil) {
+    public init(writer: BTSnoopWriter, duration: Duration? = nil) {
         self.writer = writer
-        self.durationSeconds = durationSeconds
+        self.duration = duration
     }
 
     /// Scans at `duty` and records until the duration has passed since `start` (Unix µs, the
@@ -42,7 +42,7 @@ public struct BeaconRecorder {
                     do throws(HCITransportError) { next = try await transport.nextEvent() } catch { throw .transport(error) }
                     guard let record = next else { break }
                     guard let time = record.timestampMicros else { continue }
-                    if let durationSeconds, time - start >= BeaconTime.micros(seconds: durationSeconds) { break }
+                    if let duration, time - start >= BeaconTime.micros(duration) { break }
                     guard !record.bytes.isEmpty else { continue }
                     let written: Result<Void, HardwareError> = record.bytes.withUnsafeBytes { raw in
                         do throws(HardwareError) {
@@ -72,7 +72,7 @@ public struct BeaconRecorder {
             guard record.type != .other, let time = record.timestampMicros else { continue }
             if BeaconTime.isPlausible(time) {
                 start = start ?? time
-                if let durationSeconds, let start, time - start > BeaconTime.micros(seconds: durationSeconds) { break }
+                if let duration, let start, time - start > BeaconTime.micros(duration) { break }
             }
             do throws(HardwareError) {
                 try writer.write(type: record.type, received: record.received, payload: record.payload, timestampMicros: time)

@@ -9,15 +9,15 @@ import JouleHardware
 public struct BeaconSession: Sendable {
     public enum Mode: Sendable {
         case scan
-        case range(intervalSeconds: Double)
-        case rangeOnce(intervalSeconds: Double, timeoutSeconds: Double)
+        case range(interval: Duration)
+        case rangeOnce(interval: Duration, timeout: Duration)
         case monitor
     }
 
     public struct Configuration: Sendable {
         public var mode: Mode
         public var regions: [BeaconRegion] = []
-        public var exitTimeoutSeconds: Double = 10
+        public var exitTimeout: Duration = .seconds(10)
         public var ranger: BeaconRanger
         public var controller = ScanController.Configuration()
         /// On replay the capture is what the radio heard: count all of it as listening time.
@@ -60,18 +60,18 @@ public struct BeaconSession: Sendable {
         var demand: ScanController.Demand = []
         switch configuration.mode {
         case .scan: demand = .scanning
-        case .range(let s):
+        case .range(let interval):
             demand = .ranging
-            intervalMicros = BeaconTime.micros(seconds: s)
-        case .rangeOnce(let s, let timeout):
+            intervalMicros = BeaconTime.micros(interval)
+        case .rangeOnce(let interval, let timeout):
             demand = .ranging
-            intervalMicros = BeaconTime.micros(seconds: s)
-            onceDeadline = start + BeaconTime.micros(seconds: timeout)
+            intervalMicros = BeaconTime.micros(interval)
+            onceDeadline = start + BeaconTime.micros(timeout)
         case .monitor: demand = .monitoring
         }
         if let intervalMicros { nextTick = start + max(intervalMicros, 1) }
         controller = ScanController(configuration: configuration.controller, demand: demand, start: start)
-        monitor = RegionMonitor(regions: configuration.regions, exitTimeoutSeconds: configuration.exitTimeoutSeconds)
+        monitor = RegionMonitor(regions: configuration.regions, exitTimeout: configuration.exitTimeout)
         ranger = configuration.ranger
         ranger.regions = configuration.regions
         radio = controller.radio
@@ -129,7 +129,7 @@ public struct BeaconSession: Sendable {
             let missed = (time - tick) / intervalMicros
             if missed > 1000 { nextTick = tick + (missed - 1) * intervalMicros }
         }
-        let longestCycle = configuration.controller.backoffCyclesMicros.max() ?? 0
+        let longestCycle = configuration.controller.backoffCycles.max().map(BeaconTime.micros) ?? 0
         if !monitor.anyInside, controller.pauseLevel > 0, time - now > 4 * longestCycle {
             controller.advance(to: time - 2 * longestCycle)
             _ = monitor.advance(to: controller.now, listening: false)

@@ -21,8 +21,8 @@ public struct BeaconTable: Sendable {
 
     private var tracker: BeaconTracker<String, Seen>
 
-    public init(model: DistanceModel = DistanceModel(), windowSeconds: Double = 20) {
-        tracker = BeaconTracker(model: model, windowSeconds: windowSeconds)
+    public init(model: DistanceModel = DistanceModel(), window: Duration = .seconds(20)) {
+        tracker = BeaconTracker(model: model, window: window)
     }
 
     /// Stable text identity of a frame: UUID/major/minor, ids, URL; TLM by address.

@@ -9,12 +9,13 @@ public enum BeaconTime {
 
     public static func isPlausible(_ micros: Int64) -> Bool { micros >= 0 && micros <= latestMicros }
 
-    /// Seconds to microseconds, clamped to 1 µs…`longestMicros` (NaN becomes 1 µs).
-    public static func micros(seconds: Double) -> Int64 {
-        let value = (seconds * 1_000_000).rounded()
-        guard value >= 1 else { return 1 }
-        guard value < Double(longestMicros) else { return longestMicros }
-        return Int64(value)
+    /// A span in microseconds, rounded, clamped to 1 µs…`longestMicros`.
+    public static func micros(_ span: Duration) -> Int64 {
+        guard span > .zero else { return 1 }
+        let (seconds, attoseconds) = span.components
+        guard seconds < longestMicros / 1_000_000 else { return longestMicros }
+        let value = seconds * 1_000_000 + (attoseconds + 500_000_000_000) / 1_000_000_000_000
+        return min(max(value, 1), longestMicros)
     }
 }
 

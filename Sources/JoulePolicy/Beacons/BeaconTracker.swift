@@ -22,13 +22,13 @@ public struct BeaconTracker<Key: Hashable & Comparable & Sendable, Info: Sendabl
     }
 
     public var model: DistanceModel
-    public var windowSeconds: Double
+    public var window: Duration
     public var trim: Double
     private var tracks: [Key: Track] = [:]
 
-    public init(model: DistanceModel = DistanceModel(), windowSeconds: Double = 20, trim: Double = 0.1) {
+    public init(model: DistanceModel = DistanceModel(), window: Duration = .seconds(20), trim: Double = 0.1) {
         self.model = model
-        self.windowSeconds = windowSeconds
+        self.window = window
         self.trim = trim
     }
 
@@ -39,7 +39,7 @@ public struct BeaconTracker<Key: Hashable & Comparable & Sendable, Info: Sendabl
     /// An advert of `key`; RSSI nil still counts as heard. The power and info are the latest.
     public mutating func observe(_ key: Key, info: Info, txPower: Int?, rssi: Int?, at time: Int64) {
         var track = tracks[key] ?? Track(
-            filter: RunningAverageRSSIFilter(windowSeconds: windowSeconds, trim: trim), txPower: txPower, lastSeen: time,
+            filter: RunningAverageRSSIFilter(window: window, trim: trim), txPower: txPower, lastSeen: time,
             info: info)
         if let rssi { track.filter.add(rssi, at: time) }
         track.txPower = txPower
@@ -51,7 +51,7 @@ public struct BeaconTracker<Key: Hashable & Comparable & Sendable, Info: Sendabl
     /// Every beacon heard within the window ending at `time`, in key order; the others are
     /// forgotten.
     public mutating func estimates(at time: Int64) -> [Estimate] {
-        let window = BeaconTime.micros(seconds: windowSeconds)
+        let window = BeaconTime.micros(window)
         tracks = tracks.filter { time - $0.value.lastSeen < window }
         var out: [Estimate] = []
         for key in tracks.keys.sorted() {

@@ -3,7 +3,8 @@
 /// time counts, so a duty-cycled or paused radio never causes a false exit.
 public struct RegionMonitor: Sendable {
     public let regions: [BeaconRegion]
-    public var exitTimeoutMicros: Int64
+    public let exitTimeout: Duration
+    private let exitTimeoutMicros: Int64
 
     private struct State: Sendable {
         var inside = false
@@ -13,9 +14,10 @@ public struct RegionMonitor: Sendable {
     private var states: [State]
     private var now: Int64?
 
-    public init(regions: [BeaconRegion], exitTimeoutSeconds: Double = 10) {
+    public init(regions: [BeaconRegion], exitTimeout: Duration = .seconds(10)) {
         self.regions = regions
-        exitTimeoutMicros = BeaconTime.micros(seconds: exitTimeoutSeconds)
+        self.exitTimeout = exitTimeout
+        exitTimeoutMicros = BeaconTime.micros(exitTimeout)
         states = Array(repeating: State(), count: regions.count)
     }
 

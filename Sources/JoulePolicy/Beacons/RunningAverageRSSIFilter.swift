@@ -2,13 +2,15 @@
 /// the last `window` (20 s by default), drop the top and bottom `trim` fraction (10 %), average
 /// the rest. A beacon with no RSSI sample in the window has no value (proximity unknown).
 public struct RunningAverageRSSIFilter: Sendable {
-    public var windowMicros: Int64
+    public let window: Duration
     public var trim: Double
+    private let windowMicros: Int64
     /// (time in Unix µs, dBm), oldest first.
     private var samples: [(Int64, Int)] = []
 
-    public init(windowSeconds: Double = 20, trim: Double = 0.1) {
-        windowMicros = BeaconTime.micros(seconds: windowSeconds)
+    public init(window: Duration = .seconds(20), trim: Double = 0.1) {
+        self.window = window
+        windowMicros = BeaconTime.micros(window)
         self.trim = min(max(trim, 0), 0.49)
     }
 

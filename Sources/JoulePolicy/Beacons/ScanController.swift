@@ -20,11 +20,15 @@ public struct ScanController: Sendable {
         public var highDuty: ScanDuty = .ranging
         public var lowDuty: ScanDuty = .monitoring
         public var autoPause = true
-        public var pauseAfterMicros: Int64 = 30_000_000
-        public var pausedWindowMicros: Int64 = 10_000_000
+        public var pauseAfter: Duration = .seconds(30)
+        public var pausedWindow: Duration = .seconds(10)
         /// Cycle lengths of the back-off steps, in order.
-        public var backoffCyclesMicros: [Int64] = [30_000_000, 60_000_000, 120_000_000, 300_000_000]
+        public var backoffCycles: [Duration] = [.seconds(30), .seconds(60), .seconds(120), .seconds(300)]
         public init() {}
+
+        var pauseAfterMicros: Int64 { BeaconTime.micros(pauseAfter) }
+        var pausedWindowMicros: Int64 { BeaconTime.micros(pausedWindow) }
+        var backoffCyclesMicros: [Int64] { backoffCycles.map(BeaconTime.micros) }
     }
 
     public var configuration: Configuration

@@ -1,17 +1,17 @@
-/// A controller-level scan duty cycle: listen `windowMs` out of every `intervalMs`.
+/// A controller-level scan duty cycle: listen `window` out of every `interval`.
 /// HCI counts both in 0.625 ms slots, from 2.5 ms to 10.24 s.
 public struct ScanDuty: Sendable, Hashable, CustomStringConvertible {
-    public var windowMs: Double
-    public var intervalMs: Double
+    public var window: Duration
+    public var interval: Duration
 
     /// Monitoring: 10 % duty, like Android's low-power scan mode.
-    public static let monitoring = ScanDuty(uncheckedWindowMs: 500, intervalMs: 5000)
+    public static let monitoring = ScanDuty(uncheckedWindow: .milliseconds(500), interval: .milliseconds(5000))
     /// Ranging and plain scans: listen all the time.
-    public static let ranging = ScanDuty(uncheckedWindowMs: 100, intervalMs: 100)
+    public static let ranging = ScanDuty(uncheckedWindow: .milliseconds(100), interval: .milliseconds(100))
 
-    init(uncheckedWindowMs: Double, intervalMs: Double) {
-        windowMs = uncheckedWindowMs
-        self.intervalMs = intervalMs
+    init(uncheckedWindow: Duration, interval: Duration) {
+        window = uncheckedWindow
+        self.interval = interval
     }
 
     public struct SpecError: Error, Sendable, CustomStringConvertible {
@@ -20,14 +20,15 @@ public struct ScanDuty: Sendable, Hashable, CustomStringConvertible {
         public var description: String { "bad duty cycle \"\(spec)\": \(reason) (expected WINDOW_MS/INTERVAL_MS, e.g. 30/300)" }
     }
 
+    /// From milliseconds, the unit of the `WINDOW_MS/INTERVAL_MS` spec.
     public init(windowMs: Double, intervalMs: Double) throws(SpecError) {
         let spec = "\(windowMs)/\(intervalMs)"
         guard windowMs.isFinite, intervalMs.isFinite, windowMs >= 2.5, intervalMs <= 10240 else {
             throw SpecError(spec: spec, reason: "window and interval must lie between 2.5 and 10240 ms")
         }
         guard windowMs <= intervalMs else { throw SpecError(spec: spec, reason: "the window cannot exceed the interval") }
-        self.windowMs = windowMs
-        self.intervalMs = intervalMs
+        window = .milliseconds(windowMs)
+        interval = .milliseconds(intervalMs)
     }
 
     /// Parses `WINDOW_MS/INTERVAL_MS`.
@@ -43,17 +44,17 @@ public struct ScanDuty: Sendable, Hashable, CustomStringConvertible {
 
     /// The duty Low Power Mode or a serious thermal state asks for: at most 5 %.
     public var reduced: ScanDuty {
-        ScanDuty(uncheckedWindowMs: max(2.5, min(windowMs, intervalMs / 20)), intervalMs: intervalMs)
+        ScanDuty(uncheckedWindow: max(.microseconds(2500), min(window, interval / 20)), interval: interval)
     }
 
     /// HCI slots of 0.625 ms, clamped to the range the commands accept.
-    public var windowSlots: UInt16 { Self.slots(windowMs) }
-    public var intervalSlots: UInt16 { Self.slots(intervalMs) }
+    public var windowSlots: UInt16 { Self.slots(window) }
+    public var intervalSlots: UInt16 { Self.slots(interval) }
 
-    static func slots(_ ms: Double) -> UInt16 { UInt16(min(max((ms / 0.625).rounded(), 4), 0x4000)) }
+    static func slots(_ span: Duration) -> UInt16 { UInt16(min(max((span / .microseconds(625)).rounded(), 4), 0x4000)) }
 
     public var description: String {
         func text(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
-        return "\(text(windowMs))/\(text(intervalMs)) ms"
+        return "\(text(window / .milliseconds(1)))/\(text(interval / .milliseconds(1))) ms"
     }
 }

@@ -83,7 +83,7 @@ public actor CPUMonitor<Controller: ProcessController> {
         self.store = store
         procfs = ProcFS(root: root)
         throttler = DutyCycleThrottler(
-            controller: controller, period: configuration.throttlePeriodSeconds, limitPercent: configuration.limitPercent)
+            controller: controller, period: configuration.throttlePeriod, limitPercent: configuration.limitPercent)
         limiter = CgroupCPULimiter(controller: controller)
         sampler = ProcessSampler(root: root, ticksPerSecond: ticksPerSecond)
         reports = ResourceReportBuilder(
@@ -170,7 +170,7 @@ public actor CPUMonitor<Controller: ProcessController> {
         let sampleAllThreads = watches.count <= Self.alwaysSampleThreadsUpTo
         for identity in watchedIdentities {
             guard var watch = watches[identity] else { continue }
-            watch.history.trim(now: now, window: configuration.windowSeconds)
+            watch.history.trim(now: now, window: configuration.window)
             watches[identity] = watch
             let usage = watch.history.usage()
             if let latest = watch.history.latest {
@@ -222,7 +222,7 @@ public actor CPUMonitor<Controller: ProcessController> {
         for thread in threads {
             var history = watch.threadHistories[thread.identity] ?? CPUUsageHistory()
             history.append(time: now, nanoseconds: nanoseconds(ticks: thread.cpuTicks))
-            history.trim(now: now, window: configuration.windowSeconds)
+            history.trim(now: now, window: configuration.window)
             histories[thread.identity] = history
         }
         watch.threadHistories = histories
@@ -424,16 +424,16 @@ public actor CPUMonitor<Controller: ProcessController> {
     /// stopped process is continued before it returns.
     public func run(onEvent: @Sendable (CPUMonitorEvent) -> Void) async throws(CPUMonitorError) {
         defer { for event in releaseAll() { onEvent(event) } }
-        let interval = configuration.effectiveIntervalSeconds
+        let interval = configuration.effectiveInterval
         let start = clock.now()
-        let end = configuration.durationSeconds.map { start + $0 }
+        let end = configuration.duration.map { start + $0 }
         var nextSample = start
         while !Task.isCancelled {
             let now = clock.now()
             if let end, now >= end { break }
             if now >= nextSample {
                 for event in try step() { onEvent(event) }
-                nextSample += interval
+                nextSample = nextSample + interval
                 if nextSample <= now { nextSample = now + interval }
             }
             var wake = min(nextSample, advanceThrottle() ?? nextSample)

@@ -1,3 +1,5 @@
+import JouleHardware
+
 /// CPU counters of one process (or thread) over the trailing window, oldest first.
 struct CPUUsageHistory: Sendable {
     struct Point: Sendable {
@@ -15,7 +17,7 @@ struct CPUUsageHistory: Sendable {
     }
 
     /// Drops samples older than the window ending at `now`; the oldest kept is the baseline.
-    mutating func trim(now: Double, window: Double) {
+    mutating func trim(now: Double, window: Duration) {
         let cutoff = now - window - 1e-9
         if let first = points.firstIndex(where: { $0.time >= cutoff }), first > 0 {
             points.removeFirst(first)

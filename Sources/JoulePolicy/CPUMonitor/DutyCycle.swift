@@ -1,4 +1,6 @@
-/// One SIGSTOP/SIGCONT duty cycle: in each slot of `period` seconds the held work runs for the
+import JouleHardware
+
+/// One SIGSTOP/SIGCONT duty cycle: in each slot of `period` the held work runs for the
 /// first `duty` of it and is stopped for the rest. The duty follows the measured usage toward
 /// the limit.
 struct DutyCycle: Sendable {
@@ -34,10 +36,10 @@ struct DutyCycle: Sendable {
     }
 
     /// Starts a new slot when the current one is over; true when one started.
-    mutating func beginSlotIfDue(now: Double, period: Double) -> Bool {
+    mutating func beginSlotIfDue(now: Double, period: Duration) -> Bool {
         guard now >= slotStart + period else { return false }
         slotStart = now
-        stopAt = duty < 1 ? now + duty * period : nil
+        stopAt = duty < 1 ? now + period * duty : nil
         return true
     }
 
@@ -48,5 +50,5 @@ struct DutyCycle: Sendable {
     }
 
     /// When the cycle next needs to act.
-    func nextDue(period: Double) -> Double { stopAt ?? (slotStart + period) }
+    func nextDue(period: Duration) -> Double { stopAt ?? (slotStart + period) }
 }

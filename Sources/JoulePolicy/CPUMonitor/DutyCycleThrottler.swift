@@ -22,12 +22,12 @@ struct DutyCycleThrottler<Controller: ProcessController> {
     }
 
     let controller: Controller
-    let period: Double
+    let period: Duration
     let limitPercent: Double
     private(set) var processes: [ProcessIdentity: ProcessThrottle] = [:]
     private(set) var groups: [CgroupPath: GroupThrottle] = [:]
 
-    init(controller: Controller, period: Double, limitPercent: Double) {
+    init(controller: Controller, period: Duration, limitPercent: Double) {
         self.controller = controller
         self.period = period
         self.limitPercent = limitPercent

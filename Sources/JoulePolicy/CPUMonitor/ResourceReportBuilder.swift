@@ -45,7 +45,7 @@ struct ResourceReportBuilder: Sendable {
             parentName: inspector.name(ppid), parentPid: ppid, uid: facts?.uid,
             userName: facts?.uid.flatMap { inspector.userName(uid: $0) },
             cgroup: facts?.cgroup, osVersion: system.osVersion, hardwareModel: system.hardwareModel, fatal: fatal,
-            limitPercent: configuration.limitPercent, windowSeconds: configuration.windowSeconds,
+            limitPercent: configuration.limitPercent, windowSeconds: configuration.window.inSeconds,
             cpuSeconds: usage.cpuSeconds, observedSeconds: usage.observedSeconds,
             action: configuration.action.rawValue, dryRun: configuration.dryRun, actionTaken: actionTaken,
             terminationReason: terminationReason, threads: threads)

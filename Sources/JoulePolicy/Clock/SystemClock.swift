@@ -24,6 +24,6 @@ public struct SystemClock: JouleClock {
             return
         }
         // Generous tolerance lets the kernel coalesce our wakeups with others' (timer slack).
-        try await ContinuousClock().sleep(for: .seconds(remaining), tolerance: .milliseconds(50))
+        try await ContinuousClock().sleep(for: .seconds(clamping: remaining), tolerance: .milliseconds(50))
     }
 }

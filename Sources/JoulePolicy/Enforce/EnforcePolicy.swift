@@ -19,15 +19,15 @@ import Yams
 /// ```
 public struct EnforcePolicy: Sendable, Hashable {
     public var classes: [WorkloadClass]
-    /// Seconds between re-resolving the selectors of paused classes, so new matching
-    /// processes are paused too.
-    public var rescanIntervalS: Double
+    /// How often the selectors of paused classes are re-resolved, so new matching processes
+    /// are paused too (the YAML key `rescanInterval`, in seconds).
+    public var rescanInterval: Duration
 
-    public static let defaultRescanIntervalS = 5.0
+    public static let defaultRescanInterval: Duration = .seconds(5)
 
-    public init(classes: [WorkloadClass], rescanIntervalS: Double = defaultRescanIntervalS) {
+    public init(classes: [WorkloadClass], rescanInterval: Duration = defaultRescanInterval) {
         self.classes = classes
-        self.rescanIntervalS = rescanIntervalS
+        self.rescanInterval = rescanInterval
     }
 
     /// Reads and parses `path`.
@@ -119,7 +119,7 @@ private struct PolicyReader {
 
     func policy(_ root: Node) throws(EnforcePolicyError) -> EnforcePolicy {
         var classes: [WorkloadClass]?
-        var rescan = EnforcePolicy.defaultRescanIntervalS
+        var rescan = EnforcePolicy.defaultRescanInterval
         for (name, _, value) in try mapping(root, nil, allowed: ["version", "rescanInterval", "classes"]) {
             switch name {
             case "version":
@@ -130,13 +130,13 @@ private struct PolicyReader {
                 guard value.scalar != nil, let seconds = value.float, seconds >= 0.05, seconds <= 86_400 else {
                     throw fail(value, name, "expected seconds between 0.05 and 86400, found \(kind(value))")
                 }
-                rescan = seconds
+                rescan = .seconds(seconds)
             default:
                 classes = try workloadClasses(value)
             }
         }
         guard let classes else { throw fail(root, nil, "missing key `classes`") }
-        return EnforcePolicy(classes: classes, rescanIntervalS: rescan)
+        return EnforcePolicy(classes: classes, rescanInterval: rescan)
     }
 
     func workloadClasses(_ node: Node) throws(EnforcePolicyError) -> [WorkloadClass] {

@@ -10,9 +10,9 @@ public struct EnforcementSession: Sendable {
         public var stateDirectory: StateDirectory
         /// Decide and report, but never signal, freeze or write the journal.
         public var dryRun = false
-        /// Poll the states and re-resolve selectors at this fixed interval (seconds) instead
-        /// of adaptive polling and the policy's rescan interval.
-        public var interval: Double?
+        /// Poll the states and re-resolve selectors at this fixed interval instead of adaptive
+        /// polling and the policy's rescan interval.
+        public var interval: Duration?
         /// Where the cgroup v2 hierarchy lives (`ROOT/sys/fs/cgroup`); "/" live.
         public var cgroupRoot = "/"
 
@@ -73,7 +73,7 @@ public struct EnforcementSession: Sendable {
         try await withLock(clock: clock, emit: emit) { (enforcer) async throws(Failure) in
             _ = try await recover(enforcer, emit: emit)
             var configuration = EnergyMonitor.Configuration()
-            configuration.schedule.fixedIntervalS = options.interval
+            configuration.schedule.fixedInterval = options.interval
             configuration.procRoot = procRoot
             let monitor = EnergyMonitor(
                 source: source, overrideStore: overrideStore, clock: clock, configuration: configuration,
@@ -108,7 +108,7 @@ public struct EnforcementSession: Sendable {
         _ monitor: EnergyMonitor, _ enforcer: Enforcer<PidfdProcessController>, clock: any JouleClock,
         emit: @escaping @Sendable (Output) -> Void
     ) async {
-        let rescanS = options.interval ?? options.policy.rescanIntervalS
+        let rescan = options.interval ?? options.policy.rescanInterval
         let (pauses, pauseStarted) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }
         await withTaskGroup(of: Void.self) { group in
@@ -129,7 +129,7 @@ public struct EnforcementSession: Sendable {
                         continue
                     }
                     do {
-                        try await clock.sleep(seconds: rescanS)
+                        try await clock.sleep(for: rescan)
                     } catch {
                         return
                     }

@@ -7,51 +7,51 @@ import JouleHardware
 /// 30 s, every 5 s while estimating, and every second for 5 s after line power changes.
 public struct PollSchedule: Sendable, Hashable {
     /// One interval for everything (`joule watch --interval`), overriding the adaptive rules.
-    public var fixedIntervalS: Double?
-    public var powerStableS = 30.0
-    public var powerEstimatingS = 5.0
-    public var powerAfterLineChangeS = 1.0
-    public var afterLineChangeWindowS = 5.0
-    public var powerNearThresholdS = 5.0
+    public var fixedInterval: Duration?
+    public var powerStable: Duration = .seconds(30)
+    public var powerEstimating: Duration = .seconds(5)
+    public var powerAfterLineChange: Duration = .seconds(1)
+    public var afterLineChangeWindow: Duration = .seconds(5)
+    public var powerNearThreshold: Duration = .seconds(5)
     /// Within this many percentage points of a battery threshold counts as near.
     public var nearThresholdPercent = 1.0
-    public var thermalFarS = 10.0
-    public var thermalNearS = 2.0
+    public var thermalFar: Duration = .seconds(10)
+    public var thermalNear: Duration = .seconds(2)
     /// Within this many °C of a thermal threshold counts as near.
     public var thermalNearWithinC = 5.0
     /// The confirming re-read of a thermal change (the debounce). A glitch is one bad sample,
     /// so an immediate second sample catches it; kept this short so a real change is still
     /// announced within one poll interval.
-    public var thermalConfirmS = 0.005
+    public var thermalConfirm: Duration = .milliseconds(5)
 
-    public init(fixedIntervalS: Double? = nil) {
-        self.fixedIntervalS = fixedIntervalS
+    public init(fixedInterval: Duration? = nil) {
+        self.fixedInterval = fixedInterval
     }
 
-    public func powerInterval(_ machine: PowerStateMachine, supplies: PowerSupplies?, now: Double) -> Double {
-        if let fixedIntervalS { return fixedIntervalS }
-        if let change = machine.lastLineChange, now - change < afterLineChangeWindowS { return powerAfterLineChangeS }
-        if machine.estimates.values.contains(where: \.isEstimating) { return powerEstimatingS }
+    public func powerInterval(_ machine: PowerStateMachine, supplies: PowerSupplies?, now: Double) -> Duration {
+        if let fixedInterval { return fixedInterval }
+        if let change = machine.lastLineChange, now < change + afterLineChangeWindow { return powerAfterLineChange }
+        if machine.estimates.values.contains(where: \.isEstimating) { return powerEstimating }
         if let percentage = supplies?.composite?.percentage {
             let configuration = machine.configuration
             let thresholds = [
                 configuration.lowPercent, configuration.restorePercent, configuration.warningLowPercent,
                 configuration.warningCriticalPercent, configuration.warningActionPercent,
             ]
-            if thresholds.contains(where: { abs($0 - percentage) <= nearThresholdPercent }) { return powerNearThresholdS }
+            if thresholds.contains(where: { abs($0 - percentage) <= nearThresholdPercent }) { return powerNearThreshold }
         }
-        return powerStableS
+        return powerStable
     }
 
-    public func thermalInterval(_ machine: ThermalStateMachine) -> Double {
-        if machine.isConfirming { return min(thermalConfirmS, fixedIntervalS ?? thermalConfirmS) }
-        if let fixedIntervalS { return fixedIntervalS }
+    public func thermalInterval(_ machine: ThermalStateMachine) -> Duration {
+        if machine.isConfirming { return min(thermalConfirm, fixedInterval ?? thermalConfirm) }
+        if let fixedInterval { return fixedInterval }
         let votes = machine.lastAssessment.votes
         let near = votes.contains { vote in
             if vote.source == .coolingDevice { return vote.state > .nominal }
             guard let temperature = vote.temperatureC, let distance = vote.thresholds?.distance(from: temperature) else { return false }
             return distance <= thermalNearWithinC
         }
-        return near ? thermalNearS : thermalFarS
+        return near ? thermalNear : thermalFar
     }
 }

@@ -4,7 +4,7 @@ import JouleHardware
 /// Time-to-empty and time-to-full for one battery over time, without UPower's known faults:
 /// no estimate for a while after line power changes (drivers report the old direction's rate),
 /// a rate derived from energy deltas when the driver gives none, a smoothed driver rate, and
-/// nothing absurd (over `maximumS`, or from a rate that cannot be right).
+/// nothing absurd (over `maximum`, or from a rate that cannot be right).
 public struct TimeEstimator: Sendable {
     public struct Estimate: Sendable, Hashable {
         public var rateW: Double?
@@ -14,13 +14,14 @@ public struct TimeEstimator: Sendable {
         public var isEstimating: Bool
     }
 
-    /// Seconds after a line change during which no estimate is given.
-    public var blankAfterLineChangeS: Double
+    /// How long after a line change no estimate is given.
+    public var blankAfterLineChange: Duration
     /// Shortest span of energy samples a delta-derived rate may be based on.
-    public var minimumDeltaSpanS: Double
+    public var minimumDeltaSpan: Duration
     /// Time constant of the driver-rate smoothing.
-    public var smoothingS: Double
-    public var maximumS: Double
+    public var smoothing: Duration
+    /// The longest estimate given; longer ones are absurd.
+    public var maximum: Duration
 
     private var state: PowerSupplyState?
     private var samples: [(time: Double, energyWh: Double)] = []
@@ -28,16 +29,19 @@ public struct TimeEstimator: Sendable {
     private var lastRateAt: Double?
     private var blankUntil: Double = -.infinity
 
-    public init(blankAfterLineChangeS: Double = 10, minimumDeltaSpanS: Double = 30, smoothingS: Double = 30, maximumS: Double = 240 * 3600) {
-        self.blankAfterLineChangeS = blankAfterLineChangeS
-        self.minimumDeltaSpanS = minimumDeltaSpanS
-        self.smoothingS = smoothingS
-        self.maximumS = maximumS
+    public init(
+        blankAfterLineChange: Duration = .seconds(10), minimumDeltaSpan: Duration = .seconds(30),
+        smoothing: Duration = .seconds(30), maximum: Duration = PowerSupplyParser.maximumEstimate
+    ) {
+        self.blankAfterLineChange = blankAfterLineChange
+        self.minimumDeltaSpan = minimumDeltaSpan
+        self.smoothing = smoothing
+        self.maximum = maximum
     }
 
     /// Line power changed at `time`: forget the old direction's history.
     public mutating func lineChanged(at time: Double) {
-        blankUntil = time + blankAfterLineChangeS
+        blankUntil = time + blankAfterLineChange
         reset()
     }
 
@@ -63,14 +67,14 @@ public struct TimeEstimator: Sendable {
         var rate: Double?
         if let driverRateW, driverRateW > 0 {
             if let previous = smoothedRateW, let lastRateAt {
-                let weight = 1 - exp(-(time - lastRateAt) / smoothingS)
+                let weight = 1 - exp(-(time - lastRateAt) / smoothing.inSeconds)
                 smoothedRateW = previous + weight * (driverRateW - previous)
             } else {
                 smoothedRateW = driverRateW
             }
             lastRateAt = time
             rate = smoothedRateW
-        } else if let first = samples.first, time - first.time >= minimumDeltaSpanS {
+        } else if let first = samples.first, time - first.time >= minimumDeltaSpan.inSeconds {
             let delta = state == .discharging ? first.energyWh - energyWh : energyWh - first.energyWh
             // Energy moving against the state (a stale status) gives no rate rather than a wrong one.
             if delta > 0 { rate = delta / (time - first.time) * 3600 }
@@ -89,7 +93,7 @@ public struct TimeEstimator: Sendable {
     }
 
     private func bounded(_ seconds: Double) -> Int? {
-        guard seconds.isFinite, seconds >= 0, seconds <= maximumS else { return nil }
+        guard seconds.isFinite, seconds >= 0, seconds <= maximum.inSeconds else { return nil }
         return Int(seconds.rounded())
     }
 
