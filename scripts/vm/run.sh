@@ -167,7 +167,7 @@ elif ! grep -qE '^vm: [0-9]+ passed, [0-9]+ failed$' "$log"; then
 fi
 if ((${#problems[@]} > 0)); then
     echo "test-vm: FAILED in ${elapsed}s: ${problems[*]}; serial log: $log (last lines below)" >&2
-    tail -n 25 "$log" >&2
+    tail -n 25 "$log" | grep -vE '^vm: [0-9]+ passed, [0-9]+ failed$' >&2
     echo "vm: $passed passed, $failed failed"
     exit 1
 fi
