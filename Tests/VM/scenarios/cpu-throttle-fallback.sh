@@ -20,7 +20,7 @@ joule cpu-monitor --action throttle --cgroup /vm-fallback/mid/job --limit $limit
 j=$!; track $j
 wait_for 10 grep -q 'SIGSTOP/SIGCONT' monitor.err || fail "no fallback message after 10 s: $(cat monitor.out monitor.err)"
 note "$(head -n 3 monitor.err)"
-sleep 1
+sleep 2   # the duty follows measured usage toward the limit in halfway steps
 use=$(cpuuse "$spinner" 4) || fail "spinner vanished"
 note "spinner used $use% of one core (limit $limit%)"
 [ "$use" -ge $((limit - 10)) ] && [ "$use" -le $((limit + 10)) ] || fail "spinner at $use%, limit $limit% by duty cycling"
