@@ -4,7 +4,8 @@
 # - A scenario is Tests/VM/scenarios/NAME.sh: POSIX sh for busybox, executable, copied to
 #   /scenarios/NAME.sh. /init runs every executable /scenarios/*.sh in name order, each in its
 #   own scratch directory ($VM_WORK, also the cwd) with its own state directory
-#   ($JOULE_STATE_DIR), and with a timeout: 60 s, or N from a line `# vm-timeout: N`.
+#   ($JOULE_STATE_DIR), leading its own process group, with a timeout: 60 s, or N from a line
+#   `# vm-timeout: N` (then SIGTERM to the group, SIGKILL 2 s later, and a FAIL).
 # - A scenario starts with `. /lib.sh` and ends by calling exactly one of
 #     pass [DETAIL]     skip MESSAGE     fail MESSAGE
 #   each of which exits the script. Exiting without one, or timing out, is a FAIL.

@@ -56,18 +56,25 @@ for script in /scenarios/*.sh; do
     [ -n "$limit" ] || limit=60
     work=/tmp/work/$name
     mkdir -p "$work/state"
-    rm -f /tmp/vm-result
+    rm -f /tmp/vm-result /tmp/vm-timed-out
     start=$(cut -d' ' -f1 /proc/uptime)
+    # The scenario leads its own process group, so that a timeout reaches whatever it waits
+    # on: SIGTERM to the group (lib.sh's trap then reports), SIGKILL 2 s later.
     (cd "$work" && VM_SCENARIO=$name VM_WORK=$work VM_RESULT=/tmp/vm-result \
-        JOULE_STATE_DIR=$work/state HOME=$work exec timeout -s TERM "$limit" "$script") \
-        > "$work/output.log" 2>&1
+        JOULE_STATE_DIR=$work/state HOME=$work exec setsid "$script") > "$work/output.log" 2>&1 &
+    pid=$!
+    (sleep "$limit"; touch /tmp/vm-timed-out; kill -TERM -"$pid" "$pid" 2>/dev/null
+     sleep 2; kill -KILL -"$pid" "$pid" 2>/dev/null) &
+    watchdog=$!
+    wait "$pid"
     rc=$?
+    kill "$watchdog" 2>/dev/null
     end=$(cut -d' ' -f1 /proc/uptime)
     secs=$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.1f", b - a}')
-    if [ -s /tmp/vm-result ]; then
-        read -r status detail < /tmp/vm-result
-    elif [ "$rc" = 143 ] || [ "$rc" = 124 ]; then
+    if [ -e /tmp/vm-timed-out ]; then
         status=FAIL; detail="timed out after ${limit}s"
+    elif [ -s /tmp/vm-result ]; then
+        read -r status detail < /tmp/vm-result
     else
         status=FAIL; detail="exited $rc without pass/fail/skip"
     fi
