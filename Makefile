@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run test bench fuzz clean
+.PHONY: deps build run test test-vm bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -17,6 +17,12 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	SWIFT=$(SWIFT) ./scripts/vm/run.sh
+
+# The live cgroup v2 and HCI paths in a qemu VM (Debian's kernel, busybox); SKIPPED without qemu.
+# VM_SCENARIOS=cgroup-freeze,... runs only those (Tests/VM/scenarios/NAME.sh).
+test-vm: deps
+	SWIFT=$(SWIFT) ./scripts/vm/run.sh
 
 # Every comparison against peers in one run (release build, ~10 min); writes BENCHMARKS.md.
 bench: deps
@@ -27,4 +33,4 @@ fuzz: deps
 	./scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz fuzz-work
+	rm -rf .build .build-fuzz .build-vm .vm-cache fuzz-work

@@ -17,5 +17,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 # tshark asks whether non-root users may capture; the answer does not matter for reading files.
 echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections 2>/dev/null || true
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Other sessions on a shared machine may hold apt's locks: wait for them rather than fail.
+lock=(-o DPkg::Lock::Timeout=600)
+$sudo apt-get "${lock[@]}" update -qq
+$sudo apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}"

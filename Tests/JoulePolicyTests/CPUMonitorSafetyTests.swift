@@ -106,6 +106,42 @@ import Testing
         #expect(try await engine.step().watched == [4700])
     }
 
+    /// Found by the VM's cpu-kill-pidfd scenario: a child sampled between fork and exec (or
+    /// `prctl(PR_SET_NAME)`) still has its parent's comm, and one sampled before its launcher
+    /// moves it into a cgroup is still outside it. Judged once, it was ignored for good.
+    @Test func aProcessIsJudgedAgainAfterExecOrMigration() async throws {
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 4800, comm: "pidchurn", uid: 0)
+        try tree.addProcess(pid: 4801, comm: "sh", uid: 0, cgroup: "/")
+        let clock = JumpingClock()
+        let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
+        let root = SafetyRules(pid: 9000, ancestors: [8999], uid: 0, isRoot: true)
+        let byName = try CPUMonitor(
+            configuration: makeConfiguration(limit: 10, window: 4, selectors: ProcessSelectors(patterns: ["^victim$"])),
+            root: tree.path, clock: clock, controller: controller, safety: root, store: nil, ticksPerSecond: 100)
+        let byCgroup = try CPUMonitor(
+            configuration: makeConfiguration(limit: 10, window: 4, selectors: ProcessSelectors(cgroups: ["/jobs"])),
+            root: tree.path, clock: clock, controller: controller, safety: root, store: nil, ticksPerSecond: 100)
+        #expect(try await byName.step().watched.isEmpty)
+        #expect(try await byCgroup.step().watched.isEmpty)
+        // The same identities (pid, start time): one execs as "victim", the other moves to /jobs.
+        try tree.update(pid: 4800, comm: "victim", utime: 0)
+        try tree.write("proc/4801/cgroup", "0::/jobs\n")
+        clock.set(0.5)
+        #expect(try await byName.step().watched == [4800])
+        #expect(try await byCgroup.step().watched == [4801])
+        var reports: [ResourceReport] = []
+        for second in 1...4 {
+            try tree.update(pid: 4800, comm: "victim", utime: UInt64(second) * 100)
+            try tree.update(pid: 4801, comm: "sh", utime: UInt64(second) * 100)
+            clock.set(0.5 + Double(second))
+            reports += try await byName.step().reports
+            reports += try await byCgroup.step().reports
+        }
+        #expect(reports.map(\.pid).sorted() == [4800, 4801])
+        #expect(controller.log.contains("SIGKILL 4800") && controller.log.contains("SIGKILL 4801"))
+    }
+
     @Test func configurationRefusals() {
         func refusal(_ change: (inout CPUMonitorConfiguration) -> Void) -> String? {
             var configuration = makeConfiguration(selectors: ProcessSelectors(pids: [10]))

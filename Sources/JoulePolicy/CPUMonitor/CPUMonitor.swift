@@ -39,6 +39,14 @@ public actor CPUMonitor<Controller: ProcessController> {
     }
 
     private var verdicts: [ProcessIdentity: Verdict] = [:]
+    /// When each ignored process was first and last judged. What a matcher reads can change
+    /// after a process is first seen: between fork and exec (or `prctl(PR_SET_NAME)`) comm and
+    /// the command line are still the parent's, and launchers move a child into its cgroup
+    /// after the fork. So ignored processes are judged again: every step while they are young,
+    /// then every `ignoredRecheckS`.
+    private var ignoredChecks: [ProcessIdentity: (first: Double, last: Double)] = [:]
+    private static var youngProcessS: Double { 2 }
+    private static var ignoredRecheckS: Double { 5 }
     private var watches: [ProcessIdentity: Watch] = [:]
     private var throttler: DutyCycleThrottler<Controller>
     private var limiter: CgroupCPULimiter<Controller>
@@ -146,9 +154,18 @@ public actor CPUMonitor<Controller: ProcessController> {
             let identity = sample.identity
             seen.insert(identity)
             var verdict = verdicts[identity]
+            if verdict == .ignored, !pidOnly, let checks = ignoredChecks[identity],
+               now - checks.first < Self.youngProcessS || now - checks.last >= Self.ignoredRecheckS {
+                verdict = nil
+            }
             if verdict == nil {
                 guard let (decided, event) = decide(sample) else { continue }  // vanished meanwhile
                 verdicts[identity] = decided
+                if decided == .ignored {
+                    ignoredChecks[identity] = (ignoredChecks[identity]?.first ?? now, now)
+                } else {
+                    ignoredChecks[identity] = nil
+                }
                 if let event { events.append(event) }
                 verdict = decided
             }
@@ -163,6 +180,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             }
             throttler.drop(identity)
             verdicts[identity] = nil
+            ignoredChecks[identity] = nil
         }
         memberVerdicts = memberVerdicts.filter { seen.contains($0.key) }
 

@@ -1,0 +1,82 @@
+# Tests/VM/lib.sh: the shared library of VM scenarios, copied to /lib.sh in the VM.
+#
+# The interface (kept stable; scripts/vm/run.sh and scripts/vm/init.sh implement it):
+# - A scenario is Tests/VM/scenarios/NAME.sh: POSIX sh for busybox, executable, copied to
+#   /scenarios/NAME.sh. /init runs every executable /scenarios/*.sh in name order, each in its
+#   own scratch directory ($VM_WORK, also the cwd) with its own state directory
+#   ($JOULE_STATE_DIR), leading its own process group, with a timeout: 60 s, or N from a line
+#   `# vm-timeout: N` (then SIGTERM to the group, SIGKILL 2 s later, and a FAIL).
+# - A scenario starts with `. /lib.sh` and ends by calling exactly one of
+#     pass [DETAIL]     skip MESSAGE     fail MESSAGE
+#   each of which exits the script. Exiting without one, or timing out, is a FAIL.
+#   /init then prints one line per scenario on the serial console:
+#     VM-SCENARIO <name> PASS|FAIL|SKIP <seconds>s <detail>
+#   and at the end `vm: N passed, M failed` alone on a line.
+# - C helpers Tests/VM/helpers/NAME.c are compiled `gcc -static -O2` by the host to /bin/NAME.
+# - hw-fixtures/ is at /fixtures; joule (release, static Swift stdlib) is /bin/joule; busybox
+#   provides the rest of /bin.
+# - cgroup2 is mounted at /sys/fs/cgroup with every controller enabled in the root's
+#   cgroup.subtree_control. The Bluetooth modules (bluetooth, hci_vhci and their dependencies)
+#   are loaded before any scenario runs, so /dev/vhci exists.
+# - Run one or some: VM_SCENARIOS=cgroup-freeze,bluetooth-scan make test-vm (names without .sh).
+
+VM_RESULT=${VM_RESULT:-/tmp/vm-result}
+_vm_pids=""
+
+# Writes the result for /init and exits. Usage: _vm_result STATUS DETAIL
+_vm_result() {
+    printf '%s %s\n' "$1" "$2" > "$VM_RESULT"
+    if [ "$1" = FAIL ]; then exit 1; fi
+    exit 0
+}
+pass() { _vm_result PASS "${*:-ok}"; }
+fail() { _vm_result FAIL "${*:-failed}"; }
+skip() { _vm_result SKIP "${*:-skipped}"; }
+
+# Prints a progress note into the scenario's output, which /init shows (prefixed with the
+# scenario's name) above the result line when the scenario fails.
+note() { echo "$*"; }
+
+# Background processes started with `track PID` are killed (and continued first, in case they
+# are stopped or frozen) when the scenario exits for any reason.
+track() { _vm_pids="$_vm_pids $*"; }
+_vm_cleanup() {
+    for p in $_vm_pids; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+    wait 2>/dev/null
+}
+trap _vm_cleanup EXIT
+trap 'fail "terminated (timeout?)"' TERM INT
+
+# Seconds since boot with two decimals, from /proc/uptime.
+now() { cut -d' ' -f1 /proc/uptime; }
+
+# utime+stime of PID in clock ticks (fields 14 and 15 of /proc/PID/stat, after the comm).
+cpu_ticks() {
+    sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{print $12 + $13}'
+}
+
+# Waits up to SECONDS (decimals allowed) for COMMAND to succeed, polling every 0.1 s.
+# Usage: wait_for SECONDS COMMAND...
+wait_for() {
+    _limit=$1; shift
+    _end=$(awk -v n="$(now)" -v l="$_limit" 'BEGIN{print n + l}')
+    while :; do
+        "$@" && return 0
+        if awk -v n="$(now)" -v e="$_end" 'BEGIN{exit !(n >= e)}'; then return 1; fi
+        sleep 0.1
+    done
+}
+
+# Creates a cgroup under /sys/fs/cgroup and prints its directory. Usage: mk_cgroup REL
+mk_cgroup() {
+    mkdir -p "/sys/fs/cgroup/$1" && echo "/sys/fs/cgroup/$1"
+}
+
+# Starts a busy loop (/bin/spin) inside cgroup directory DIR and sets SPIN_PID to its pid (not
+# through $(...): a subshell's exit would kill what it tracked). Usage: spin_in DIR
+spin_in() {
+    sh -c 'echo $$ > "$1/cgroup.procs" && exec /bin/spin' spin "$1" >/dev/null 2>&1 &
+    SPIN_PID=$!
+    track "$SPIN_PID"
+    wait_for 2 grep -qx "$SPIN_PID" "$1/cgroup.procs" || fail "spinner $SPIN_PID did not join $1"
+}

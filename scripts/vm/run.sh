@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# make test-vm: boots Debian's kernel in qemu with a busybox initramfs holding a static-stdlib
+# release joule, the C helpers of Tests/VM/helpers, hw-fixtures and Tests/VM/scenarios, and runs
+# the scenarios there: the live cgroup v2 freezer, cpu.max and HCI paths against a real kernel.
+# Prints one `VM-SCENARIO <name> PASS|FAIL|SKIP <seconds>s <detail>` line per scenario and ends
+# with `vm: N passed, M failed`; exits non-zero on a FAIL, a missing result or a timeout.
+#
+# Environment: VM_SCENARIOS=a,b (names without .sh) runs only those; VM_TIMEOUT (seconds, default
+# 170) bounds the boot and every scenario; VM_ACCEL=kvm|tcg forces an accelerator; VM_SMP (2);
+# VM_JOULE=PATH packs that binary instead of building one.
+# Without a usable qemu it prints SKIPPED and exits 0. The kernel package, the initramfs and the
+# last serial log (.vm-cache/last-run.log) are kept in .vm-cache/, the release build in .build-vm/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+cache=$repo/.vm-cache
+scratch=$repo/.build-vm
+timeout_s=${VM_TIMEOUT:-170}
+smp=${VM_SMP:-2}
+SWIFT=${SWIFT:-swift}
+mkdir -p "$cache"
+
+skipped() {
+    echo "############################################################" >&2
+    echo "SKIPPED: VM tests (make test-vm) did not run: $*" >&2
+    echo "############################################################" >&2
+    echo "vm: SKIPPED: $*"
+    exit 0
+}
+die() { echo "test-vm: $*" >&2; echo "vm: 0 passed, 1 failed"; exit 1; }
+step() { printf 'test-vm: %s\n' "$*" >&2; }
+
+# --- which scenarios -------------------------------------------------------------------------
+all=()
+for f in Tests/VM/scenarios/*.sh; do [[ -x $f ]] && all+=("$(basename "$f" .sh)"); done
+want=()
+if [[ -n ${VM_SCENARIOS:-} ]]; then
+    for n in ${VM_SCENARIOS//,/ }; do
+        n=${n%.sh}
+        [[ -x Tests/VM/scenarios/$n.sh ]] || { echo "test-vm: no executable Tests/VM/scenarios/$n.sh (have: ${all[*]})" >&2; exit 2; }
+        want+=("$n")
+    done
+else
+    want=("${all[@]}")
+fi
+((${#want[@]} > 0)) || die "no scenarios in Tests/VM/scenarios"
+
+# --- packages --------------------------------------------------------------------------------
+if ! ./scripts/install-deps.sh qemu-system-x86 busybox-static kmod cpio gcc libc6-dev; then
+    command -v qemu-system-x86_64 >/dev/null || skipped "qemu-system-x86 is not installed and could not be installed"
+    die "could not install busybox-static, kmod, cpio or gcc"
+fi
+qemu-system-x86_64 --version >/dev/null 2>&1 || skipped "qemu-system-x86_64 does not run on this machine"
+
+# --- kernel: Debian's own, unpacked into the cache -------------------------------------------
+kroot=$cache/kernel
+if ! compgen -G "$kroot/boot/vmlinuz-*" >/dev/null; then
+    pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+    [[ -n $pkg ]] || pkg=$(apt-cache search --names-only '^linux-image-6\.[0-9.]+-[0-9]+-amd64$' | sort -V | tail -n 1 | cut -d' ' -f1)
+    [[ -n $pkg ]] || skipped "apt offers no linux-image-*-amd64 package to boot"
+    step "downloading $pkg"
+    rm -rf "$cache/deb" && mkdir -p "$cache/deb"
+    (cd "$cache/deb" && apt-get download "$pkg" >/dev/null 2>&1) || skipped "cannot download $pkg"
+    rm -rf "$kroot.tmp" && dpkg-deb -x "$cache"/deb/*.deb "$kroot.tmp" && mv "$kroot.tmp" "$kroot"
+    rm -rf "$cache/deb"
+fi
+vmlinuz=$(ls "$kroot"/boot/vmlinuz-* | sort -V | tail -n 1)
+kver=${vmlinuz##*/vmlinuz-}
+[[ -f $kroot/lib/modules/$kver/modules.dep ]] || depmod -b "$kroot" "$kver"
+
+# --- joule and the helpers -------------------------------------------------------------------
+if [[ -n ${VM_JOULE:-} ]]; then
+    bin=$VM_JOULE
+else
+    step "building a static-stdlib release joule in .build-vm (slow the first time)"
+    $SWIFT build -c release --static-swift-stdlib --product joule --scratch-path "$scratch" >"$cache/build.log" 2>&1 \
+        || { tail -n 30 "$cache/build.log" >&2; die "release build failed (log: $cache/build.log)"; }
+    bin=$($SWIFT build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)/joule
+fi
+
+stage=$cache/initramfs
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,sbin,proc,sys,dev,tmp,run,etc,scenarios}
+for c in Tests/VM/helpers/*.c; do
+    [[ -f $c ]] || continue
+    gcc -static -O2 -Wall -o "$stage/bin/$(basename "$c" .c)" "$c" || die "cannot compile $c"
+done
+
+# --- initramfs -------------------------------------------------------------------------------
+busybox=$(command -v busybox)
+file -L "$busybox" 2>/dev/null | grep -q 'statically linked' || busybox=/bin/busybox
+cp "$busybox" "$stage/bin/busybox"
+ln -s busybox "$stage/bin/sh"   # for /init's #!; init installs the other applets
+strip -o "$stage/bin/joule" "$bin"
+# The dynamic loader and the few C libraries joule still links (ldd: libc, libm, libstdc++,
+# libgcc_s, libudev, libbluetooth and what they need), at the same paths.
+while read -r lib; do
+    mkdir -p "$stage$(dirname "$lib")"
+    cp -L "$lib" "$stage$lib"
+done < <(ldd "$bin" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}')
+cp scripts/vm/init.sh "$stage/init"
+cp Tests/VM/lib.sh "$stage/lib.sh"
+for n in "${want[@]}"; do cp "Tests/VM/scenarios/$n.sh" "$stage/scenarios/"; done
+cp -a hw-fixtures "$stage/fixtures"
+echo "root:x:0:0:root:/root:/bin/sh" > "$stage/etc/passwd"
+echo "root:x:0:" > "$stage/etc/group"
+echo "Debian GNU/Linux (joule test VM)" > "$stage/etc/issue"
+# Bluetooth modules and their dependencies, in load order.
+: > "$stage/modules.order"
+while read -r kind ko _; do
+    [[ $kind == insmod ]] || continue
+    rel=${ko#"$kroot"}
+    mkdir -p "$stage$(dirname "$rel")"
+    cp "$ko" "$stage$rel"
+    echo "$rel" >> "$stage/modules.order"
+done < <(modprobe -d "$kroot" -S "$kver" --show-depends hci_vhci)
+[[ -s $stage/modules.order ]] || die "modprobe found no modules for hci_vhci in $kroot"
+initrd=$cache/initramfs.cpio
+(cd "$stage" && find . -print0 | cpio --null -o -H newc --quiet) > "$initrd"
+step "initramfs: $(du -h "$initrd" | cut -f1), kernel $kver"
+
+# --- accelerator: KVM only when /dev/kvm opens and a probe boot works --------------------------
+qemu_cmd() {  # qemu_cmd ACCEL APPEND
+    qemu-system-x86_64 -accel "$1" -cpu max -smp "$smp" -m 1024 -nographic -no-reboot -nic none \
+        -kernel "$vmlinuz" -initrd "$initrd" -append "console=ttyS0 panic=-1 quiet loglevel=1 $2"
+}
+accel=${VM_ACCEL:-}
+if [[ -z $accel ]]; then
+    accel=tcg
+    if (exec 3<>/dev/kvm) 2>/dev/null; then
+        if timeout 30 bash -c "$(declare -f qemu_cmd); $(declare -p vmlinuz initrd smp); qemu_cmd kvm vm.probe=1" </dev/null 2>&1 \
+            | tr -d '\r' | grep -q '^VM-PROBE OK'; then
+            accel=kvm
+        else
+            step "/dev/kvm opens but a probe boot failed: using TCG"
+        fi
+    fi
+fi
+
+# --- boot and run ----------------------------------------------------------------------------
+step "booting ($accel, ${smp} CPUs, ${timeout_s}s limit): ${want[*]}"
+log=$cache/last-run.log
+only=""
+[[ -n ${VM_SCENARIOS:-} ]] && only="vm.scenarios=$(IFS=,; echo "${want[*]}")"
+start=$SECONDS
+set +e
+timeout -s KILL "$timeout_s" bash -c "$(declare -f qemu_cmd); $(declare -p vmlinuz initrd smp); qemu_cmd $accel '$only'" </dev/null 2>&1 \
+    | tr -d '\r' | tee "$log" | grep --line-buffered -E '^(VM-SCENARIO |vm: |  \[)' | grep --line-buffered -vE '^vm: [0-9]+ passed, [0-9]+ failed$'
+rc=${PIPESTATUS[0]}
+set -e
+elapsed=$((SECONDS - start))
+
+passed=0; failed=0; skips=0; problems=()
+for n in "${want[@]}"; do
+    line=$(grep -E "^VM-SCENARIO $n (PASS|FAIL|SKIP) " "$log" | tail -n 1 || true)
+    case $line in
+    *" PASS "*) passed=$((passed + 1)) ;;
+    *" SKIP "*) skips=$((skips + 1)) ;;
+    *" FAIL "*) failed=$((failed + 1)); problems+=("$n failed") ;;
+    *) failed=$((failed + 1)); problems+=("$n reported no result") ;;
+    esac
+done
+if ((rc == 124 || rc == 137)); then
+    problems+=("timed out after ${timeout_s}s: qemu killed")
+elif ! grep -qE '^vm: [0-9]+ passed, [0-9]+ failed$' "$log"; then
+    problems+=("the VM did not finish (qemu exit $rc)")
+fi
+if ((${#problems[@]} > 0)); then
+    echo "test-vm: FAILED in ${elapsed}s: ${problems[*]}; serial log: $log (last lines below)" >&2
+    tail -n 25 "$log" | grep -vE '^vm: [0-9]+ passed, [0-9]+ failed$' >&2
+    echo "vm: $passed passed, $failed failed"
+    exit 1
+fi
+echo "test-vm: ${elapsed}s in the VM ($accel), $skips skipped" >&2
+echo "vm: $passed passed, $failed failed"
