@@ -67,7 +67,7 @@ for s in /scenarios/*.sh; do
     result=$(cat /tmp/vm-result 2>/dev/null || echo "FAIL no result (timeout or exit)")
     secs=$(awk -v a=$start -v b=$end 'BEGIN{printf "%.1f", b - a}')
     echo "VM-SCENARIO $name ${result%% *} ${secs}s ${result#* }"
-    case $result in PASS*|SKIP*) passed=$((passed+1));; *) failed=$((failed+1));; esac
+    case $result in PASS*|SKIP*) passed=$((passed+1));; *) failed=$((failed+1)); [ -z "$VM_VERBOSE" ] || for f in $work/*; do [ -f $f ] && { echo "--- $f"; tail -n 60 $f; }; done;; esac
 done
 echo "vm: $passed passed, $failed failed"
 poweroff -f
@@ -77,4 +77,4 @@ chmod +x "$root/init"
 
 timeout 900 qemu-system-x86_64 -accel tcg -cpu max -smp 1 -m 1024 -nographic -no-reboot \
     -kernel "$cache/kernel/boot/vmlinuz-$kver" -initrd "$cache/initrd.gz" \
-    -append "console=ttyS0 panic=-1 quiet loglevel=4" | tee "$cache/last-boot.log"
+    -append "console=ttyS0 panic=-1 quiet loglevel=4 ${VM_VERBOSE:+VM_VERBOSE=1}" | tee "$cache/last-boot.log"

@@ -264,8 +264,9 @@ static void add_meta(double offset, const uint8_t *p, size_t n) {
         size_t o = 2;
         int ok = 1;
         for (int i = 0; i < p[1]; i++) {
-            if (o + 10 > n || o + 10 + p[o + 9] + 1 > n) { ok = 0; break; }
-            o += 10 + p[o + 9] + 1;
+            /* type, address type, address, length, data, RSSI */
+            if (o + 9 > n || o + 9 + p[o + 8] + 1 > n) { ok = 0; break; }
+            o += 9 + p[o + 8] + 1;
         }
         if (!ok || o != n) {
             struct advert *a = new_advert(offset);
@@ -285,10 +286,10 @@ static void add_meta(double offset, const uint8_t *p, size_t n) {
             o = 2;
             for (int i = 0; i < p[1]; i++) {
                 const uint8_t *r = p + o;
-                uint8_t len = r[9];
-                add_report(offset, ext_type_of(r[0]), r[0], r[1], r + 2, r + 10, len, (int8_t)r[10 + len], 0x7f, 0xff);
+                uint8_t len = r[8];
+                add_report(offset, ext_type_of(r[0]), r[0], r[1], r + 2, r + 9, len, (int8_t)r[9 + len], 0x7f, 0xff);
                 if (whole) adverts[advert_count - 1].legacy_len = 0;
-                o += 10 + len + 1;
+                o += 9 + len + 1;
             }
         }
     } else if (p[0] == LE_EXT_ADV_REPORT) {
