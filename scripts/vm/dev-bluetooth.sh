@@ -37,7 +37,7 @@ done
     cp -L "$lib" "$root$lib"
 done
 cp -r hw-fixtures/. "$root/fixtures/"
-if [ -f Tests/VM/lib.sh ]; then cp Tests/VM/lib.sh "$root/lib.sh"; else cp "$cache/lib.sh" "$root/lib.sh"; fi
+if [ -n "${LIB_SH:-}" ]; then cp "$LIB_SH" "$root/lib.sh"; elif [ -f Tests/VM/lib.sh ]; then cp Tests/VM/lib.sh "$root/lib.sh"; else cp "$cache/lib.sh" "$root/lib.sh"; fi
 for s in Tests/VM/scenarios/bluetooth-*.sh ${EXTRA_SCENARIOS:-}; do
     name=$(basename "$s" .sh)
     if [ -n "$only" ] && ! echo ",$only," | grep -q ",$name,"; then continue; fi
