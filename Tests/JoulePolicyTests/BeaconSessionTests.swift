@@ -48,6 +48,7 @@ import Testing
     @Test func exitNeedsListeningTimeNotJustWallTime() {
         var configuration = BeaconSession.Configuration(mode: .monitor, regions: [Self.region])
         configuration.controller.pauseAfter = .seconds(5)
+        configuration.controller.lowDuty = .ranging  // listens all the time it is on
         var session = BeaconSession(configuration: configuration, start: 0)
         _ = session.receive(Self.advert(0))
         // Heard until 9 s; paused (5 s idle) cycles: on 9–19? The change at 0 pauses at 5 s:
@@ -58,6 +59,17 @@ import Testing
         let exits = outputs.compactMap { if case .region(let e) = $0, e.kind == .exit { e.timestampMicros / Self.s } else { nil } }
         // Seen at 9 s (no change: already inside). Listening 9–15 (6 s), off 15–35, then 4 s more: exit at 39 s.
         #expect(exits == [39])
+    }
+
+    @Test func exitCountsOnlyTheScanWindow() {
+        var configuration = BeaconSession.Configuration(mode: .monitor, regions: [Self.region])
+        configuration.controller.autoPause = false
+        var session = BeaconSession(configuration: configuration, start: 0)
+        _ = session.receive(Self.advert(0))
+        // The monitoring duty listens 500 ms of every 5 s: 10 s of listening take 100 s.
+        let outputs = session.advance(to: 120 * Self.s)
+        let exits = outputs.compactMap { if case .region(let e) = $0, e.kind == .exit { e.timestampMicros } else { nil } }
+        #expect(exits == [100 * Self.s])
     }
 
     @Test func rangingGivesUpOnAccuracyThatDoesNotImprove() {

@@ -117,10 +117,10 @@ import Testing
         let controller = RecordingProcessController(procRoot: tree.path, cgroupRoot: tree.path)
         let root = SafetyRules(pid: 9000, ancestors: [8999], uid: 0, isRoot: true)
         let byName = try CPUMonitor(
-            configuration: makeConfiguration(limit: 10, window: 4, selectors: ProcessSelectors(patterns: ["^victim$"])),
+            configuration: makeConfiguration(limit: 10, window: .seconds(4), selectors: ProcessSelectors(patterns: ["^victim$"])),
             root: tree.path, clock: clock, controller: controller, safety: root, store: nil, ticksPerSecond: 100)
         let byCgroup = try CPUMonitor(
-            configuration: makeConfiguration(limit: 10, window: 4, selectors: ProcessSelectors(cgroups: ["/jobs"])),
+            configuration: makeConfiguration(limit: 10, window: .seconds(4), selectors: ProcessSelectors(cgroups: ["/jobs"])),
             root: tree.path, clock: clock, controller: controller, safety: root, store: nil, ticksPerSecond: 100)
         #expect(try await byName.step().watched.isEmpty)
         #expect(try await byCgroup.step().watched.isEmpty)

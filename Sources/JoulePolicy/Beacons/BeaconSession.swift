@@ -87,7 +87,13 @@ public struct BeaconSession: Sendable {
         return radioChange()
     }
 
-    private var listening: Bool { configuration.alwaysListening || radio.isOn }
+    /// The fraction of the time the radio listens: a scan listens its window out of every
+    /// interval (as the controller counts them, in slots); a replay heard all it holds.
+    private var listening: Double {
+        if configuration.alwaysListening { return 1 }
+        guard case .scanning(let duty) = radio else { return 0 }
+        return min(1, Double(duty.windowSlots) / Double(max(duty.intervalSlots, 1)))
+    }
 
     private var nextDeadline: Int64? {
         guard !finished else { return nil }
@@ -132,7 +138,7 @@ public struct BeaconSession: Sendable {
         let longestCycle = configuration.controller.backoffCycles.max().map(BeaconTime.micros) ?? 0
         if !monitor.anyInside, controller.pauseLevel > 0, time - now > 4 * longestCycle {
             controller.advance(to: time - 2 * longestCycle)
-            _ = monitor.advance(to: controller.now, listening: false)
+            _ = monitor.advance(to: controller.now, listening: 0)
             now = max(now, controller.now)
         }
     }

@@ -1,6 +1,7 @@
 /// Region entry and exit. A region is entered at its first matching advert and left once the
 /// radio has listened for `exitTimeout` without hearing any matching advert. Only listening
-/// time counts, so a duty-cycled or paused radio never causes a false exit.
+/// time counts, so a duty-cycled or paused radio never causes a false exit: a controller
+/// scanning a 500 ms window every 5 s listens a tenth of the wall time (`listening` fraction).
 public struct RegionMonitor: Sendable {
     public let regions: [BeaconRegion]
     public let exitTimeout: Duration
@@ -41,12 +42,19 @@ public struct RegionMonitor: Sendable {
     }
 
     /// The earliest time an exit falls due if the radio keeps `listening` from now.
-    public func nextExit(listening: Bool) -> Int64? {
-        guard listening, let now else { return nil }
+    public func nextExit(listening: Bool) -> Int64? { nextExit(listening: listening ? 1 : 0) }
+
+    /// The earliest time an exit falls due if the radio keeps listening this fraction of the
+    /// time (window / interval) from now; nil when it does not listen.
+    public func nextExit(listening fraction: Double) -> Int64? {
+        guard fraction > 0, let now else { return nil }
         var earliest: Int64?
         for state in states where state.inside {
-            let due = now + max(0, exitTimeoutMicros - state.silence)
-            if due < earliest ?? .max { earliest = due }
+            let left = max(0, exitTimeoutMicros - state.silence)
+            let wall = fraction >= 1 ? left : Int64(clamping: Int64(exactly: (Double(left) / fraction).rounded(.up)) ?? .max)
+            let due = now.addingReportingOverflow(wall)
+            let at = due.overflow ? Int64.max : due.partialValue
+            if at < earliest ?? .max { earliest = at }
         }
         return earliest
     }
@@ -56,15 +64,25 @@ public struct RegionMonitor: Sendable {
     /// Without `inclusive`, an exit falling due exactly at `time` waits: an advert at that
     /// same instant still counts.
     public mutating func advance(to time: Int64, listening: Bool, inclusive: Bool = true) -> [RegionEvent] {
+        advance(to: time, listening: listening ? 1 : 0, inclusive: inclusive)
+    }
+
+    /// Moves time to `time`, the radio having listened this fraction of the time since the
+    /// previous call (0: off; 1: all of it, as on replay or at a 100 % duty).
+    public mutating func advance(to time: Int64, listening fraction: Double, inclusive: Bool = true) -> [RegionEvent] {
         defer { now = max(now ?? time, time) }
-        guard let previous = now, time > previous, listening else { return [] }
+        guard let previous = now, time > previous, fraction > 0 else { return [] }
+        let wall = time - previous
+        let heard = fraction >= 1 ? wall : Int64((Double(wall) * fraction).rounded())
         var events: [RegionEvent] = []
         for i in states.indices where states[i].inside {
-            states[i].silence += time - previous
+            states[i].silence += heard
             if states[i].silence > exitTimeoutMicros || (inclusive && states[i].silence == exitTimeoutMicros) {
                 states[i].inside = false
-                let exitTime = time - (states[i].silence - exitTimeoutMicros)
-                events.append(RegionEvent(timestampMicros: exitTime, kind: .exit, region: regions[i]))
+                // The listening time past the timeout, back in wall time.
+                let over = states[i].silence - exitTimeoutMicros
+                let overWall = fraction >= 1 ? over : min(wall, Int64((Double(over) / fraction).rounded(.down)))
+                events.append(RegionEvent(timestampMicros: time - overWall, kind: .exit, region: regions[i]))
             }
         }
         return events

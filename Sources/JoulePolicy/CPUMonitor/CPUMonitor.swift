@@ -43,10 +43,10 @@ public actor CPUMonitor<Controller: ProcessController> {
     /// after a process is first seen: between fork and exec (or `prctl(PR_SET_NAME)`) comm and
     /// the command line are still the parent's, and launchers move a child into its cgroup
     /// after the fork. So ignored processes are judged again: every step while they are young,
-    /// then every `ignoredRecheckS`.
+    /// then every `ignoredRecheck`.
     private var ignoredChecks: [ProcessIdentity: (first: Double, last: Double)] = [:]
-    private static var youngProcessS: Double { 2 }
-    private static var ignoredRecheckS: Double { 5 }
+    private static var youngProcess: Duration { .seconds(2) }
+    private static var ignoredRecheck: Duration { .seconds(5) }
     private var watches: [ProcessIdentity: Watch] = [:]
     private var throttler: DutyCycleThrottler<Controller>
     private var limiter: CgroupCPULimiter<Controller>
@@ -155,7 +155,7 @@ public actor CPUMonitor<Controller: ProcessController> {
             seen.insert(identity)
             var verdict = verdicts[identity]
             if verdict == .ignored, !pidOnly, let checks = ignoredChecks[identity],
-               now - checks.first < Self.youngProcessS || now - checks.last >= Self.ignoredRecheckS {
+               now - checks.first < Self.youngProcess.inSeconds || now - checks.last >= Self.ignoredRecheck.inSeconds {
                 verdict = nil
             }
             if verdict == nil {
