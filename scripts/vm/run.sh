@@ -6,7 +6,7 @@
 # with `vm: N passed, M failed`; exits non-zero on a FAIL, a missing result or a timeout.
 #
 # Environment: VM_SCENARIOS=a,b (names without .sh) runs only those; VM_TIMEOUT (seconds, default
-# 170) bounds the boot and every scenario; VM_ACCEL=kvm|tcg forces an accelerator; VM_SMP (2);
+# 420) bounds the whole boot and run; VM_ACCEL=kvm|tcg forces an accelerator; VM_SMP (2);
 # VM_JOULE=PATH packs that binary instead of building one.
 # Without a usable qemu it prints SKIPPED and exits 0. The kernel package, the initramfs and the
 # last serial log (.vm-cache/last-run.log) are kept in .vm-cache/, the release build in .build-vm/.
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 repo=$PWD
 cache=$repo/.vm-cache
 scratch=$repo/.build-vm
-timeout_s=${VM_TIMEOUT:-170}
+timeout_s=${VM_TIMEOUT:-420}
 smp=${VM_SMP:-2}
 SWIFT=${SWIFT:-swift}
 mkdir -p "$cache"
