@@ -96,6 +96,19 @@ import Testing
         #expect(try tree.sysFiles() == before)
     }
 
+    /// `joule daemon --restore`'s entry point: restore from the journal, nothing more.
+    @Test func restoreEntryPoint() throws {
+        let tree = try KnobTree.cappedBoard()
+        let before = try tree.sysFiles()
+        _ = try Self.actuator(tree).apply(Self.plan(tree))
+        let runtime = RuntimeDirectory(path: tree.runtimeDirectory)
+        let recovery = try KnobActuator.restoreFromJournal(root: tree.root, runtimeDirectory: runtime)
+        #expect(Self.states(recovery.outcomes) == ["scaling_max_freq restored"])
+        #expect(try tree.sysFiles() == before)
+        #expect(try KnobActuator.restoreFromJournal(root: tree.root, runtimeDirectory: runtime) == .nothing)
+        #expect(throws: HardwareError.self) { try KnobActuator.restoreFromJournal(root: tree.root, runtimeDirectory: nil) }
+    }
+
     /// A journal from another boot is stale: discarded, nothing written.
     @Test func journalFromAnotherBootIsDiscarded() throws {
         let tree = try KnobTree.intelLaptop()
@@ -186,6 +199,9 @@ import Testing
         #expect(try KnobJournal.decode(text, path: "j") == contents)
         #expect(throws: HardwareError.self) { try KnobJournal.decode("{\"version\":1}", path: "j") }
         #expect(throws: HardwareError.self) { try KnobJournal.decode("[", path: "j") }
+        #expect(throws: HardwareError.self) {
+            try KnobJournal.decode(#"{"version":1,"knobs":[{"knob":"x","path":"/sys/../etc/x","original":"1","written":"0"}]}"#, path: "j")
+        }
         #expect(throws: HardwareError.self) {
             try KnobJournal.decode(#"{"version":1,"knobs":[{"knob":"x","path":"relative","original":"1","written":"0"}]}"#, path: "j")
         }

@@ -114,6 +114,19 @@ public struct KnobActuator: Sendable {
         return .restored(outcomes)
     }
 
+    /// What `joule daemon --restore` calls: restores from the journal in `runtimeDirectory`
+    /// (this process's own unless given) and returns what it found; the caller reports the
+    /// outcomes and exits. Throws when no runtime directory can be formed, or the journal is
+    /// unreadable or malformed.
+    public static func restoreFromJournal(
+        root: FileRoot = .live, runtimeDirectory: RuntimeDirectory? = RuntimeDirectory.current()
+    ) throws(HardwareError) -> KnobRecovery {
+        guard let runtimeDirectory else {
+            throw HardwareError(operation: "restore knobs", path: root.description, detail: RuntimeDirectory.missingMessage)
+        }
+        return try KnobActuator(root: root, runtimeDirectory: runtimeDirectory).restore()
+    }
+
     private func file(_ path: String) -> ControlFile { ControlFile(root: root, path: path) }
 
     /// `EACCES`, or the failure's own words when it carries no errno.

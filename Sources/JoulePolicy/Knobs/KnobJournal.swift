@@ -98,8 +98,9 @@ public struct KnobJournal: Sendable {
         var entries: [Entry] = []
         for (index, item) in knobs.enumerated() {
             guard let knob = item["knob"]?.stringValue, let file = item["path"]?.stringValue, file.hasPrefix("/"),
+                  !file.split(separator: "/").contains(".."),
                   let original = item["original"]?.stringValue, let written = item["written"]?.stringValue
-            else { throw bad("knobs[\(index)]: needs knob, an absolute path, original and written") }
+            else { throw bad("knobs[\(index)]: needs knob, an absolute path without `..`, original and written") }
             entries.append(Entry(knob: knob, path: file, original: original, written: written))
         }
         return Contents(bootID: root["boot_id"]?.stringValue, entries: entries)
