@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A private `dbus-daemon` for one test: its own config and socket in a temporary directory,
 /// killed by `stop()`. Nothing touches the machine's system or session bus.
 public final class PrivateBusDaemon: Sendable {

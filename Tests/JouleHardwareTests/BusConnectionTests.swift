@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import JouleHardware
+@testable import JouleHardware
 import JouleTesting
 import Synchronization
 import Testing
@@ -204,6 +204,26 @@ import Testing
             // busctl words well-known error names through their errno: AccessDenied is EACCES.
             #expect(denied.output.contains("Access denied"), "\(denied.output)")
 
+            await server.close()
+        }
+    }
+
+    /// The daemon must be frugal: an idle connection with an export and a match sleeps in
+    /// poll(2) without a timeout, and wakes only for traffic.
+    @Test func anIdleConnectionDoesNotWake() async throws {
+        try Self.requireDaemon()
+        try await PrivateBusDaemon.with { daemon in
+            let server = try await BusConnection.open(address: daemon.address)
+            try await server.export(Self.testInterface(Seen()), at: Self.path)
+            let stream = try await server.signals(matching: "type='signal',interface='org.joule.Nothing'")
+            try await Task.sleep(for: .milliseconds(50))
+            let before = server.loopWakeups
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(server.loopWakeups == before)
+            // Work from a task wakes it, through the pipe.
+            try await server.emitSignal(path: Self.path, interface: Self.interfaceName, member: "PowerStateDidChange", arguments: [.bool(false), .string("")])
+            #expect(server.loopWakeups > before)
+            _ = stream
             await server.close()
         }
     }

@@ -122,6 +122,9 @@ public final class BusConnection: Sendable {
         return stream
     }
 
+    /// How often the bus thread has woken from poll(2), for tests of frugality.
+    var loopWakeups: Int { gateway.wakeups }
+
     /// Releases every export and match, fails calls awaiting a reply, and closes the bus.
     public func close() async { await gateway.close() }
 }

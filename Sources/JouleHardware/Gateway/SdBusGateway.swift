@@ -21,6 +21,10 @@ final class SdBusGateway: Sendable {
     let target: String
     private let wake: (read: Int32, write: Int32)
     private let inbox = Mutex(Inbox())
+    private let pollReturns = Atomic<Int>(0)
+
+    /// How many times the loop has come back from poll(2): flat while the bus is idle.
+    var wakeups: Int { pollReturns.load(ordering: .relaxed) }
 
     private struct Inbox {
         var jobs: [Job] = []
@@ -135,9 +139,11 @@ final class SdBusGateway: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// One read: the pipe blocks, and poll(2) is level-triggered, so bytes left over (more
+    /// than 4096 pokes) only wake the loop once more.
     fileprivate func drainWake() {
-        var buffer = [UInt8](repeating: 0, count: 64)
-        while Glibc.read(wake.read, &buffer, buffer.count) == buffer.count {}
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        _ = Glibc.read(wake.read, &buffer, buffer.count)
     }
 
     fileprivate var wakeDescriptor: Int32 { wake.read }
@@ -249,6 +255,7 @@ extension SdBusGateway {
                     pollfd(fd: gateway.wakeDescriptor, events: Int16(POLLIN), revents: 0),
                 ]
                 let ready = poll(&fds, 2, Self.milliseconds(until: deadline))
+                gateway.pollReturns.add(1, ordering: .relaxed)
                 if ready < 0 && errno != EINTR { return }
                 if fds[1].revents != 0 { gateway.drainWake() }
             }
