@@ -21,13 +21,19 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", path: "CModules/CBluetooth",
             pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", path: "CModules/CSystemd",
+            pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // What Swift cannot import from sd-bus: the vtable macros.
+        .target(name: "CSdBusShims", dependencies: ["CSystemd"], path: "CModules/CSdBusShims"),
         // What Swift cannot import (pidfd_open, pidfd_send_signal through syscall(2)).
         .target(name: "CJouleShims", path: "CModules/CJouleShims"),
         // Readings as Sendable values; knows nothing of policy. Only Gateway/ calls C.
         .target(
             name: "JouleHardware",
             dependencies: [
-                "CUdev", "CBluetooth", "CJouleShims", .product(name: "SystemPackage", package: "swift-system"),
+                "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims",
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // State engines and enforcement; never touches a file descriptor or C pointer itself.
         .target(

@@ -1,0 +1,4 @@
+#ifndef JOULE_CSYSTEMD_SHIM_H
+#define JOULE_CSYSTEMD_SHIM_H
+#include <systemd/sd-bus.h>
+#endif
