@@ -41,29 +41,21 @@ public struct PauseJournal: Sendable {
 
     /// The journal, or nil when there is none. Throws on an unreadable or malformed file.
     public func load() throws(HardwareError) -> Contents? {
-        let text: String
-        do {
-            text = try FileSystem.readText(path)
-        } catch {
-            if error.errno == .noEntry { return nil }
-            throw error
-        }
+        guard let text = try JournalFile(path: path).read() else { return nil }
         return try Self.decode(text, path: path)
     }
 
-    /// Writes the journal atomically, or removes it when nothing is paused.
+    /// Writes the journal atomically (mode 0600, its directory 0700), or removes it when
+    /// nothing is held.
     public func save(_ contents: Contents) throws(HardwareError) {
         if contents.entries.isEmpty {
-            try FileSystem.removeFile(path)
-            return
+            try remove()
+        } else {
+            try JournalFile(path: path).write(Self.encode(contents))
         }
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try FileSystem.makeDirectories(String(path[..<slash]), mode: 0o700)
-        }
-        try AtomicFile.write(Self.encode(contents) + "\n", to: path, mode: 0o600)
     }
 
-    public func remove() throws(HardwareError) { try FileSystem.removeFile(path) }
+    public func remove() throws(HardwareError) { try JournalFile(path: path).remove() }
 
     public static func encode(_ contents: Contents) -> String {
         var object: JSONObject = ["version": .int(1)]
