@@ -8,10 +8,21 @@ public struct StatusReport: Sendable {
     public var thermalAssessment: ThermalAssessment
     public var lowPowerOverride: LowPowerOverride
     public var lowPowerMode: Bool
+    /// The thermal state: the instantaneous assessment, or an engine's with hysteresis.
+    public var thermalState: ThermalState
     public var warningLevel: BatteryWarningLevel
     public var cpuCores: Int?
     /// nil when no tick elapsed between the samples (a static tree) or /proc could not be read.
     public var cpuUsagePercent: Double?
+    /// What enacting Low Power Mode did to each knob (the daemon's; empty when read directly).
+    public var lowPowerActions: [KnobOutcome] = []
+    /// Who computed this: `joule daemon` (its engines' state) or this process reading the
+    /// hardware itself.
+    public var source = Source.direct
+
+    public enum Source: String, Sendable, Hashable {
+        case daemon, direct
+    }
 
     /// Low Power Mode and the warning level follow `power`'s thresholds: the snapshot a
     /// configured engine starts from says what that engine decides, computed once.
@@ -24,6 +35,7 @@ public struct StatusReport: Sendable {
         self.thermalAssessment = ThermalStateRule.evaluate(thermal)
         self.lowPowerOverride = lowPowerOverride
         self.lowPowerMode = power.lowPowerMode(supplies, override: lowPowerOverride)
+        self.thermalState = thermalAssessment.state
         self.warningLevel = power.warningLevel(supplies.composite)
         self.cpuCores = cpuCores
         self.cpuUsagePercent = cpuUsagePercent
@@ -66,7 +78,6 @@ public struct StatusReport: Sendable {
     }
 
     public var onBattery: Bool { supplies.onBattery }
-    public var thermalState: ThermalState { thermalAssessment.state }
 
     // MARK: JSON (the `joule status --json` contract, keys in the documented order)
 
@@ -82,6 +93,8 @@ public struct StatusReport: Sendable {
         object["thermalZones"] = .array(thermal.zones.map { .object(Self.json(zone: $0)) })
         object["coolingDevices"] = .array(thermal.coolingDevices.map { .object(Self.json(cooling: $0)) })
         object["cpu"] = .object(["cores": .from(cpuCores), "usagePercent": .from(cpuUsagePercent, places: 1)])
+        object["lowPowerActions"] = .array(lowPowerActions.map(\.json))
+        object["source"] = .string(source.rawValue)
         return object
     }
 

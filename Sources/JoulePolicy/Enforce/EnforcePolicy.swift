@@ -32,90 +32,29 @@ public struct EnforcePolicy: Sendable, Hashable {
 
     /// Reads and parses `path`.
     public static func load(path: String) throws(EnforcePolicyError) -> EnforcePolicy {
-        let text: String
-        do {
-            text = try FileSystem.readText(path)
-        } catch {
-            throw EnforcePolicyError(file: path, message: "cannot read: \(error.errno.map { "\($0)" } ?? error.description)")
-        }
-        return try parse(yaml: text, file: path)
+        try parse(yaml: try YAMLReader.read(path: path), file: path)
     }
 
     /// Parses policy text; `file` only names the source in errors.
     public static func parse(yaml: String, file: String) throws(EnforcePolicyError) -> EnforcePolicy {
-        let root: Node?
-        do {
-            root = try Yams.compose(yaml: yaml)
-        } catch let error as YamlError {
-            throw syntaxError(error, file: file)
-        } catch {
-            throw EnforcePolicyError(file: file, message: "not valid YAML: \(error)")
+        guard let root = try YAMLReader.compose(yaml: yaml, file: file) else {
+            throw EnforcePolicyError(file: file, message: "the policy is empty: it needs `classes`")
         }
-        guard let root else { throw EnforcePolicyError(file: file, message: "the policy is empty: it needs `classes`") }
-        return try PolicyReader(file: file).policy(root)
-    }
-
-    private static func syntaxError(_ error: YamlError, file: String) -> EnforcePolicyError {
-        switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
-            let detail = context.map { "\(problem) (\($0.text))" } ?? problem
-            return EnforcePolicyError(file: file, line: mark.line, column: mark.column, message: "not valid YAML: \(detail)")
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            let mark = context.mark
-            return EnforcePolicyError(
-                file: file, line: mark.line > 0 ? mark.line : nil, column: mark.line > 0 ? mark.column : nil,
-                message: "duplicate key \(duplicates.map { "\"\($0)\"" }.joined(separator: ", "))")
-        case .reader(let problem, _, _, _):
-            return EnforcePolicyError(file: file, message: "not valid text: \(problem)")
-        default:
-            return EnforcePolicyError(file: file, message: "not valid YAML: \(error)")
-        }
+        return try PolicyReader(yaml: YAMLReader(file: file)).policy(root)
     }
 }
 
-/// Walks the composed YAML tree, checking every key and value.
-private struct PolicyReader {
-    let file: String
+/// Walks a composed policy tree, checking every key and value (also the daemon config's
+/// inline `enforce`).
+struct PolicyReader {
+    let yaml: YAMLReader
 
-    func fail(_ node: Node?, _ key: String?, _ message: String) -> EnforcePolicyError {
-        EnforcePolicyError(file: file, line: node?.mark?.line, column: node?.mark?.column, key: key, message: message)
+    func fail(_ node: Node?, _ key: String?, _ message: String) -> ConfigurationError { yaml.fail(node, key, message) }
+    func mapping(_ node: Node, _ key: String?, allowed: [String]?) throws(ConfigurationError) -> [(String, Node, Node)] {
+        try yaml.mapping(node, key, allowed: allowed)
     }
-
-    /// The pairs of a mapping, rejecting keys outside `allowed` and non-string keys.
-    func mapping(_ node: Node, _ key: String?, allowed: [String]?) throws(EnforcePolicyError) -> [(String, Node, Node)] {
-        guard let mapping = node.mapping else {
-            throw fail(node, key, "expected a mapping (key: value), found \(kind(node))")
-        }
-        var seen: Set<String> = []
-        var pairs: [(String, Node, Node)] = []
-        for (keyNode, value) in mapping {
-            guard let name = keyNode.scalar?.string else { throw fail(keyNode, key, "keys must be plain words") }
-            let path = key.map { "\($0).\(name)" } ?? name
-            if let allowed, !allowed.contains(name) {
-                throw fail(keyNode, path, "unknown key (expected \(allowed.joined(separator: ", ")))")
-            }
-            guard seen.insert(name).inserted else { throw fail(keyNode, path, "duplicate key") }
-            pairs.append((name, keyNode, value))
-        }
-        return pairs
-    }
-
-    func kind(_ node: Node) -> String {
-        switch node {
-        case .scalar(let s): "\"\(s.string)\""
-        case .mapping: "a mapping"
-        case .sequence: "a list"
-        case .alias: "an alias"
-        }
-    }
-
-    func string(_ node: Node, _ key: String) throws(EnforcePolicyError) -> String {
-        guard let scalar = node.scalar else { throw fail(node, key, "expected a string, found \(kind(node))") }
-        let text = scalar.string
-        guard !text.isEmpty, !text.allSatisfy({ $0 == " " || $0 == "\t" }) else { throw fail(node, key, "must not be empty") }
-        return text
-    }
+    func kind(_ node: Node) -> String { yaml.kind(node) }
+    func string(_ node: Node, _ key: String) throws(ConfigurationError) -> String { try yaml.string(node, key) }
 
     func policy(_ root: Node) throws(EnforcePolicyError) -> EnforcePolicy {
         var classes: [WorkloadClass]?

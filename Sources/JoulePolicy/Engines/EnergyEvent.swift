@@ -3,7 +3,8 @@ import JouleHardware
 /// One change the engines announce, as `joule watch` prints it and the Swift API delivers it.
 public enum EnergyEvent: Sendable, Hashable {
     /// Low Power Mode turned on or off. Reasons: `battery-low`, `charged`, `manual-on`,
-    /// `manual-off`, `override-cleared`.
+    /// `manual-off`, `override-cleared`, and in the daemon `power-saver-profile` /
+    /// `power-saver-profile-left` (the user chose or left power-profiles-daemon's power-saver).
     case powerStateDidChange(lowPowerMode: Bool, reason: String)
     case thermalStateDidChange(state: ThermalState, previous: ThermalState, cause: String?)
     /// A battery's state or whole-percent level changed.

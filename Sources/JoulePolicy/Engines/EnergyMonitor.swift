@@ -21,7 +21,7 @@ public actor EnergyMonitor {
     private let source: any DeviceSource
     private let overrideStore: LowPowerOverrideStore?
     private let clock: any JouleClock
-    private let configuration: Configuration
+    private var configuration: Configuration
     private let warn: @Sendable (String) -> Void
 
     private var power: PowerStateMachine
@@ -34,6 +34,13 @@ public actor EnergyMonitor {
     private var nextPowerRead = -Double.infinity
     private var nextThermalRead = -Double.infinity
     private var started = false
+    private var thermalReadings = ThermalReadings(zones: [], coolingDevices: [])
+    private var cpuSample: CPUStat?
+    /// The override set through `setOverride` when there is no store to keep it in.
+    private var heldOverride = LowPowerOverride.auto
+    private var profileRequest = false
+    /// Where the running loop's events go, so that inputs set from outside emit too.
+    private var emitter: (@Sendable (TimedEvent) async -> Void)?
 
     public init(
         source: any DeviceSource, overrideStore: LowPowerOverrideStore?, clock: any JouleClock,
@@ -49,14 +56,58 @@ public actor EnergyMonitor {
     }
 
     public var lowPowerMode: Bool { power.lowPowerMode }
+    public var lowPowerModeSource: LowPowerModeSource { power.source }
+    public var lowPowerOverride: LowPowerOverride { power.override }
     public var thermalState: ThermalState { thermal.state }
     public var warningLevel: BatteryWarningLevel { power.warningLevel }
+    /// The composite battery percentage, nil without a battery.
+    public var percentage: Double? { supplies?.composite?.percentage }
+    public var onBattery: Bool { supplies?.onBattery ?? false }
+
+    /// The engines' current view as a status snapshot: Low Power Mode and the thermal state
+    /// as the engines decided them (with hysteresis and overrides), supplies and thermal
+    /// readings from the last reads, CPU usage since the previous call (or since `start`).
+    public func report() -> StatusReport {
+        let now = try? CPUStatReader(root: configuration.procRoot).read()
+        let usage = now.flatMap { now in cpuSample.flatMap { now.usagePercent(since: $0) } }
+        if let now { cpuSample = now }
+        var report = StatusReport(
+            supplies: supplies ?? PowerSupplies(), thermal: thermalReadings, lowPowerOverride: power.override,
+            power: configuration.power, cpuCores: (now?.cores).flatMap { $0 > 0 ? $0 : nil }, cpuUsagePercent: usage)
+        report.lowPowerMode = power.lowPowerMode
+        report.thermalState = thermal.state
+        report.warningLevel = power.warningLevel
+        return report
+    }
+
+    /// Sets the user's Low Power Mode choice (`SetLowPowerMode`), keeps it in the store, and
+    /// applies it at once: the running loop's emitter hears the change.
+    public func setOverride(_ value: LowPowerOverride) async throws(HardwareError) {
+        try overrideStore?.save(value)
+        heldOverride = value
+        await handle(.input, emit: emitter ?? { _ in })
+    }
+
+    /// New thresholds (the daemon's SIGHUP): the next read decides under them.
+    public func setPowerConfiguration(_ power: PowerStateMachine.Configuration) async {
+        guard power != configuration.power else { return }
+        configuration.power = power
+        self.power.configuration = power
+        await handle(.input, emit: emitter ?? { _ in })
+    }
+
+    /// The user chose (true) or left (false) power-profiles-daemon's power-saver.
+    public func setProfileRequest(_ on: Bool) async {
+        guard on != profileRequest else { return }
+        profileRequest = on
+        await handle(.input, emit: emitter ?? { _ in })
+    }
 
     /// Reads everything once, sets the engines' starting states without events, and returns
     /// the snapshot (the same content as `joule status`). Throws when the source cannot be read.
     @discardableResult
     public func start() throws(HardwareError) -> StatusReport {
-        let override = overrideStore?.load() ?? .auto
+        let override = overrideStore?.load() ?? heldOverride
         let supplyReader = PowerSupplyReader(source: source)
         productName = supplyReader.productName
         let report = try StatusReport.collect(
@@ -66,6 +117,8 @@ public actor EnergyMonitor {
         power.start(report.supplies, override: override, at: now)
         thermal.start(report.thermal, at: now)
         supplies = report.supplies
+        thermalReadings = report.thermal
+        cpuSample = try? CPUStatReader(root: configuration.procRoot).read()
         nextPowerRead = now + configuration.schedule.powerInterval(power, supplies: supplies, now: now)
         nextThermalRead = now + configuration.schedule.thermalInterval(thermal)
         started = true
@@ -75,10 +128,14 @@ public actor EnergyMonitor {
     private enum Wake: Sendable {
         case timer
         case device(DeviceEvent)
+        /// An override or profile choice set from outside.
+        case input
     }
 
     /// Runs until the calling task is cancelled, handing every event to `emit` in order.
     public func run(emit: @escaping @Sendable (TimedEvent) async -> Void) async {
+        emitter = emit
+        defer { emitter = nil }
         if !started {
             do {
                 try start()
@@ -130,6 +187,7 @@ public actor EnergyMonitor {
     private func handle(_ reason: Wake, emit: @Sendable (TimedEvent) async -> Void) async {
         let now = clock.now()
         var readPower = now >= nextPowerRead
+        if case .input = reason { readPower = true }
         var readThermal = now >= nextThermalRead
         if case .device(let event) = reason {
             // A uevent may add or remove a device: enumerate again rather than refresh.
@@ -142,14 +200,14 @@ public actor EnergyMonitor {
                 hwmonPoller.invalidate()
             }
         }
-        let override = overrideStore?.load() ?? .auto
+        let override = overrideStore?.load() ?? heldOverride
         if override != power.override { readPower = true }
 
         var events: [EnergyEvent] = []
         if readPower {
             do {
                 let fresh = PowerSupplyParser.parse(try powerPoller.read(from: source, at: now), productName: productName)
-                events += power.update(fresh, override: override, at: now)
+                events += power.update(fresh, override: override, profileRequest: profileRequest, at: now)
                 supplies = fresh
             } catch {
                 warn("power supplies: \(error)")
@@ -160,6 +218,7 @@ public actor EnergyMonitor {
             do {
                 let readings = ThermalReader.parse(
                     thermal: try thermalPoller.read(from: source, at: now), hwmon: try hwmonPoller.read(from: source, at: now))
+                thermalReadings = readings
                 if let change = thermal.update(readings, at: now) {
                     events.append(.thermalStateDidChange(state: change.state, previous: change.previous, cause: change.cause))
                 }

@@ -35,6 +35,17 @@ public struct PowerStateMachine: Sendable {
     public private(set) var override = LowPowerOverride.auto
     /// Whether Low Power Mode is on because the automatic rule turned it on.
     public private(set) var isAutomaticallyOn = false
+    /// Whether the user chose power-profiles-daemon's power-saver profile (not a hold of
+    /// joule's): without a manual override, Low Power Mode follows it.
+    public private(set) var profileRequest = false
+
+    /// Why Low Power Mode is what it is: the user's override, the power-saver profile, or
+    /// the battery rule (also when it is simply off).
+    public var source: LowPowerModeSource {
+        if override != .auto { return .manual }
+        if profileRequest && !isAutomaticallyOn { return .powerProfilesDaemon }
+        return .auto
+    }
     /// Smoothed estimates per battery, from the last update.
     public private(set) var estimates: [String: TimeEstimator.Estimate] = [:]
     /// When line power last changed, for callers that poll faster after it.
@@ -53,7 +64,7 @@ public struct PowerStateMachine: Sendable {
     public mutating func start(_ supplies: PowerSupplies, override: LowPowerOverride, at time: Double) {
         self.override = override
         isAutomaticallyOn = automaticOn(supplies.composite)
-        lowPowerMode = Self.decide(override: override, automatic: isAutomaticallyOn)
+        lowPowerMode = Self.decide(override: override, automatic: isAutomaticallyOn || profileRequest)
         warningLevel = warning(supplies.composite)
         previous = supplies
         for battery in supplies.batteries + supplies.peripherals {
@@ -62,9 +73,13 @@ public struct PowerStateMachine: Sendable {
         _ = estimate(supplies, at: time)
     }
 
-    /// Feeds one reading; returns the events it causes, in a stable order.
-    public mutating func update(_ supplies: PowerSupplies, override newOverride: LowPowerOverride, at time: Double) -> [EnergyEvent] {
+    /// Feeds one reading; returns the events it causes, in a stable order. `profileRequest`
+    /// nil keeps the power-saver choice as it was.
+    public mutating func update(
+        _ supplies: PowerSupplies, override newOverride: LowPowerOverride, profileRequest newRequest: Bool? = nil, at time: Double
+    ) -> [EnergyEvent] {
         guard let previous else {
+            if let newRequest { profileRequest = newRequest }
             start(supplies, override: newOverride, at: time)
             return []
         }
@@ -136,6 +151,10 @@ public struct PowerStateMachine: Sendable {
             override = newOverride
             if newOverride == .auto { isAutomaticallyOn = automaticOn(supplies.composite) }
         }
+        if let newRequest, newRequest != profileRequest {
+            profileRequest = newRequest
+            if override == .auto { reason = reason ?? (newRequest ? "power-saver-profile" : "power-saver-profile-left") }
+        }
         if override == .auto {
             if !isAutomaticallyOn && automaticOn(supplies.composite) {
                 isAutomaticallyOn = true
@@ -145,7 +164,7 @@ public struct PowerStateMachine: Sendable {
                 reason = reason ?? "charged"
             }
         }
-        lowPowerMode = Self.decide(override: override, automatic: isAutomaticallyOn)
+        lowPowerMode = Self.decide(override: override, automatic: isAutomaticallyOn || profileRequest)
         if lowPowerMode != wasOn, let reason {
             events.append(.powerStateDidChange(lowPowerMode: lowPowerMode, reason: reason))
         }

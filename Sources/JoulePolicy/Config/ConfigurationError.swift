@@ -1,5 +1,6 @@
-/// A policy file that cannot be used, naming the file, the position and the key.
-public struct EnforcePolicyError: Error, Sendable, Hashable, CustomStringConvertible {
+/// A YAML file (an enforce policy, the daemon's config) that cannot be used, naming the file,
+/// the position and the key.
+public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     /// 1-based, when the YAML parser or the offending node knows it.
     public var line: Int?
@@ -28,3 +29,6 @@ public struct EnforcePolicyError: Error, Sendable, Hashable, CustomStringConvert
         return text + message
     }
 }
+
+/// The name enforce policies have always thrown.
+public typealias EnforcePolicyError = ConfigurationError

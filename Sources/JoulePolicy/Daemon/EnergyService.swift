@@ -1,0 +1,127 @@
+import JouleHardware
+import Synchronization
+
+/// The `org.joule.Energy1` object: the engines' state as D-Bus properties (read from a
+/// snapshot under a lock, so a property read never waits for the engines), the two methods,
+/// and the change signals. The contract is `data/org.joule.Energy1.xml`.
+public final class EnergyService: Sendable {
+    public static let busName = "org.joule.Energy1"
+    public static let objectPath = "/org/joule/Energy1"
+    public static let interfaceName = "org.joule.Energy1"
+    /// The polkit action that authorises `SetLowPowerMode` on the system bus.
+    public static let setLowPowerModeAction = "org.joule.Energy1.set-low-power-mode"
+
+    /// What the properties show.
+    public struct State: Sendable, Equatable {
+        public var lowPowerMode = false
+        public var source = LowPowerModeSource.auto
+        public var thermalState = ThermalState.nominal
+        public var onBattery = false
+        /// −1 without a battery, as the contract says.
+        public var percentage = -1.0
+        public var warningLevel = BatteryWarningLevel.none
+
+        public init() {}
+
+        /// The D-Bus names and values, in the contract's order.
+        var properties: [(String, BusValue)] {
+            [
+                ("LowPowerMode", .bool(lowPowerMode)), ("LowPowerModeSource", .string(source.rawValue)),
+                ("ThermalState", .string(thermalState.description)), ("OnBattery", .bool(onBattery)),
+                ("Percentage", .double(percentage)), ("WarningLevel", .string(warningLevel.rawValue)),
+            ]
+        }
+    }
+
+    /// What the methods do, supplied by the daemon.
+    public struct Handlers: Sendable {
+        /// `SetLowPowerMode(mode)` from `sender`, already parsed.
+        public var setLowPowerMode: @Sendable (_ mode: LowPowerOverride, _ sender: String) async throws(BusMethodError) -> Void
+        /// The `GetStatus` JSON text.
+        public var status: @Sendable () async -> String
+
+        public init(
+            setLowPowerMode: @escaping @Sendable (LowPowerOverride, String) async throws(BusMethodError) -> Void,
+            status: @escaping @Sendable () async -> String
+        ) {
+            self.setLowPowerMode = setLowPowerMode
+            self.status = status
+        }
+    }
+
+    /// Shared with the property getters, which run on the bus thread.
+    private final class Snapshot: Sendable {
+        let value: Mutex<State>
+        init(_ state: State) { value = Mutex(state) }
+    }
+
+    private let bus: BusConnection
+    private let snapshot: Snapshot
+
+    private init(bus: BusConnection, state: State) {
+        self.bus = bus
+        snapshot = Snapshot(state)
+    }
+
+    /// Exports the object on `bus` with `initial` state. The name is requested separately,
+    /// after the export, so the first caller finds the object.
+    public static func export(on bus: BusConnection, initial: State, handlers: Handlers) async throws(BusError) -> EnergyService {
+        let service = EnergyService(bus: bus, state: initial)
+        try await bus.export(service.interface(handlers), at: objectPath)
+        return service
+    }
+
+    public var current: State { snapshot.value.withLock { $0 } }
+
+    /// Publishes `new`: PropertiesChanged for the properties that differ (one signal).
+    public func update(_ new: State) async {
+        let old = snapshot.value.withLock { state -> State in
+            defer { state = new }
+            return state
+        }
+        let changed = zip(old.properties, new.properties).filter { $0.0.1 != $0.1.1 }.map(\.1.0)
+        guard !changed.isEmpty else { return }
+        try? await bus.emitPropertiesChanged(path: Self.objectPath, interface: Self.interfaceName, names: changed)
+    }
+
+    public func powerStateDidChange(lowPowerMode: Bool, reason: String) async {
+        try? await bus.emitSignal(
+            path: Self.objectPath, interface: Self.interfaceName, member: "PowerStateDidChange",
+            arguments: [.bool(lowPowerMode), .string(reason)])
+    }
+
+    public func thermalStateDidChange(state: ThermalState, previous: ThermalState, cause: String?) async {
+        try? await bus.emitSignal(
+            path: Self.objectPath, interface: Self.interfaceName, member: "ThermalStateDidChange",
+            arguments: [.string(state.description), .string(previous.description), .string(cause ?? "")])
+    }
+
+    private func interface(_ handlers: Handlers) -> BusInterface {
+        let snapshot = self.snapshot
+        func property(_ index: Int, _ signature: String) -> BusInterface.Property {
+            let name = State().properties[index].0
+            return .init(name, signature) { snapshot.value.withLock { $0.properties[index].1 } }
+        }
+        return BusInterface(
+            name: Self.interfaceName,
+            properties: [
+                property(0, "b"), property(1, "s"), property(2, "s"), property(3, "b"), property(4, "d"), property(5, "s"),
+            ],
+            methods: [
+                .init("SetLowPowerMode", in: "s", inNames: ["mode"]) { call throws(BusMethodError) in
+                    guard call.arguments.count == 1, let word = call.arguments[0].stringValue,
+                          let mode = LowPowerOverride(rawValue: word)
+                    else {
+                        throw .invalidArgs("mode must be \"on\", \"off\" or \"auto\", not \(call.arguments.first?.description ?? "nothing")")
+                    }
+                    try await handlers.setLowPowerMode(mode, call.sender)
+                    return []
+                },
+                .init("GetStatus", out: "s", outNames: ["status"]) { _ in [.string(await handlers.status())] },
+            ],
+            signals: [
+                .init("PowerStateDidChange", "bs", names: ["lowPowerMode", "reason"]),
+                .init("ThermalStateDidChange", "sss", names: ["state", "previous", "cause"]),
+            ])
+    }
+}
