@@ -1,0 +1,232 @@
+import Foundation
+import JouleHardware
+import JoulePolicy
+import JouleTesting
+import Synchronization
+import Testing
+
+/// Every change a stream delivers, collected by a task of its own so that a test can wait for
+/// one with a deadline instead of hanging on `next()`.
+final class ChangeRecorder: Sendable {
+    private final class Log: Sendable { let changes = Mutex<[PowerProfilesChange]>([]) }
+    private let log: Log
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<PowerProfilesChange>) {
+        let log = Log()
+        self.log = log
+        task = Task { for await change in stream { log.changes.withLock { $0.append(change) } } }
+    }
+
+    deinit { task.cancel() }
+
+    var changes: [PowerProfilesChange] { log.changes.withLock { $0 } }
+
+    /// Waits up to `timeout` for `change` to have arrived.
+    func waitFor(_ change: PowerProfilesChange, timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if changes.contains(change) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return changes.contains(change)
+    }
+}
+
+/// dbus-daemon and python3-dbusmock, both from scripts/install-deps.sh.
+let dbusMockUsable = PrivateBusDaemon.executable != nil && DBusMock.isAvailable
+
+/// PowerProfilesClient against python3-dbusmock's power_profiles_daemon template (and a bare
+/// mock for the UPower name) on a private dbus-daemon per test.
+@Suite(.serialized, .enabled(if: dbusMockUsable, "needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh"))
+struct PowerProfilesClientTests {
+    static let hadess = "net.hadess.PowerProfiles"
+
+    /// ActiveProfileHolds as dictionaries of strings, whatever container types the mock chose.
+    static func holds(_ client: PowerProfilesClient, on bus: BusConnection) async throws -> [[String: String]] {
+        let value = try await bus.property(
+            destination: client.busName, path: client.path, interface: client.interface, name: "ActiveProfileHolds")
+        guard case .array(_, let holds) = value else { return [] }
+        return holds.map { hold in
+            var fields: [String: String] = [:]
+            if case .array(_, let entries) = hold.unwrapped {
+                for case .dictEntry(let key, let value) in entries {
+                    if let key = key.stringValue, let text = value.unwrapped.stringValue { fields[key] = text }
+                }
+            }
+            return fields
+        }
+    }
+
+    @Test func findReturnsNilOnAnEmptyBus() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let bus = try await BusConnection.open(address: daemon.address)
+            #expect(await PowerProfilesClient.find(on: bus) == nil)
+            await bus.close()
+        }
+    }
+
+    @Test func findsTheLegacyNameAndReadsTheActiveProfile() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let mock = try await DBusMock(.powerProfilesDaemon, parameters: #"{"ActiveProfile": "performance"}"#, address: daemon.address)
+            defer { mock.stop() }
+            let bus = try await BusConnection.open(address: daemon.address)
+            let client = try #require(await PowerProfilesClient.find(on: bus))
+            #expect(client.busName == Self.hadess)
+            #expect(client.path == "/net/hadess/PowerProfiles")
+            #expect(try await client.activeProfile() == "performance")
+            await bus.close()
+        }
+    }
+
+    @Test func prefersTheUPowerNameWhenBothAreOwned() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let legacy = try await DBusMock(.powerProfilesDaemon, address: daemon.address)
+            defer { legacy.stop() }
+            let upower = try await DBusMock(
+                .bare(
+                    busName: "org.freedesktop.UPower.PowerProfiles", path: "/org/freedesktop/UPower/PowerProfiles",
+                    interface: "org.freedesktop.UPower.PowerProfiles"),
+                address: daemon.address)
+            defer { upower.stop() }
+            try await upower.addProperties(interface: "org.freedesktop.UPower.PowerProfiles", [("ActiveProfile", .string("power-saver"))])
+
+            let bus = try await BusConnection.open(address: daemon.address)
+            let client = try #require(await PowerProfilesClient.find(on: bus))
+            #expect(client.busName == "org.freedesktop.UPower.PowerProfiles")
+            #expect(client.interface == client.busName)
+            #expect(try await client.activeProfile() == "power-saver")
+            await bus.close()
+        }
+    }
+
+    @Test func holdReturnsACookieThatActiveProfileHoldsShowsAndReleaseRemoves() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let mock = try await DBusMock(.powerProfilesDaemon, address: daemon.address)
+            defer { mock.stop() }
+            let bus = try await BusConnection.open(address: daemon.address)
+            let client = try #require(await PowerProfilesClient.find(on: bus))
+            #expect(try await Self.holds(client, on: bus).isEmpty)
+
+            let cookie = try await client.hold(profile: "power-saver", reason: "Low Power Mode", applicationID: "joule")
+            #expect(cookie > 0)
+            let holds = try await Self.holds(client, on: bus)
+            #expect(holds == [["Profile": "power-saver", "Reason": "Low Power Mode", "ApplicationId": "joule"]])
+
+            let second = try await client.hold(profile: "performance", reason: "build", applicationID: "make")
+            #expect(second != cookie)
+            try await client.release(cookie: cookie)
+            #expect(try await Self.holds(client, on: bus) == [["Profile": "performance", "Reason": "build", "ApplicationId": "make"]])
+            try await client.release(cookie: second)
+            #expect(try await Self.holds(client, on: bus).isEmpty)
+
+            // An unknown cookie is an error reply, not silence.
+            await #expect(throws: BusError.self) { try await client.release(cookie: 4242) }
+            await bus.close()
+        }
+    }
+
+    @Test func anActiveProfileChangeArrives() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let mock = try await DBusMock(.powerProfilesDaemon, address: daemon.address)
+            defer { mock.stop() }
+            let bus = try await BusConnection.open(address: daemon.address)
+            let recorder = ChangeRecorder(try await PowerProfilesClient.changes(on: bus))
+
+            // What a desktop does when the user picks a profile.
+            let user = try await BusConnection.open(address: daemon.address)
+            _ = try await user.call(
+                destination: Self.hadess, path: "/net/hadess/PowerProfiles", interface: "org.freedesktop.DBus.Properties",
+                member: "Set", arguments: [.string(Self.hadess), .string("ActiveProfile"), .variant(.string("power-saver"))])
+            #expect(await recorder.waitFor(.activeProfile("power-saver")))
+            try await mock.setProperty(interface: Self.hadess, name: "ActiveProfile", value: .string("balanced"))
+            #expect(await recorder.waitFor(.activeProfile("balanced")))
+            #expect(recorder.changes == [.activeProfile("power-saver"), .activeProfile("balanced")])
+            await user.close()
+            await bus.close()
+        }
+    }
+
+    @Test func profileReleasedArrivesWithItsCookie() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let mock = try await DBusMock(.powerProfilesDaemon, address: daemon.address)
+            defer { mock.stop() }
+            let bus = try await BusConnection.open(address: daemon.address)
+            let recorder = ChangeRecorder(try await PowerProfilesClient.changes(on: bus))
+            let client = try #require(await PowerProfilesClient.find(on: bus))
+            let cookie = try await client.hold(profile: "power-saver", reason: "Low Power Mode", applicationID: "joule")
+
+            // The template never emits ProfileReleased itself; ppd does when the user picks a profile.
+            try await mock.emitSignal(interface: Self.hadess, name: "ProfileReleased", signature: "u", arguments: [.uint32(cookie)])
+            #expect(await recorder.waitFor(.profileReleased(cookie: cookie)))
+            await bus.close()
+        }
+    }
+
+    @Test func signalsFromAConnectionThatDoesNotOwnTheNameAreIgnored() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let mock = try await DBusMock(.powerProfilesDaemon, address: daemon.address)
+            defer { mock.stop() }
+            let bus = try await BusConnection.open(address: daemon.address)
+            let recorder = ChangeRecorder(try await PowerProfilesClient.changes(on: bus))
+
+            // Anyone on the system bus may send a signal with ppd's path and interface.
+            let spoofer = try await BusConnection.open(address: daemon.address)
+            try await spoofer.emitSignal(
+                path: "/net/hadess/PowerProfiles", interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
+                arguments: [
+                    .string(Self.hadess), .variantDictionary([("ActiveProfile", .string("performance"))]),
+                    .array(elementSignature: "s", []),
+                ])
+            try await spoofer.emitSignal(path: "/net/hadess/PowerProfiles", interface: Self.hadess, member: "ProfileReleased", arguments: [.uint32(1)])
+            // The real owner's signals, sent after the spoofs, arrive; the spoofs never do.
+            try await mock.emitSignal(interface: Self.hadess, name: "ProfileReleased", signature: "u", arguments: [.uint32(2)])
+            try await mock.setProperty(interface: Self.hadess, name: "ActiveProfile", value: .string("power-saver"))
+            #expect(await recorder.waitFor(.profileReleased(cookie: 2)))
+            #expect(await recorder.waitFor(.activeProfile("power-saver")))
+            #expect(!recorder.changes.contains(.activeProfile("performance")))
+            #expect(!recorder.changes.contains(.profileReleased(cookie: 1)))
+            await spoofer.close()
+            await bus.close()
+        }
+    }
+
+    @Test func theNameAppearingAndVanishingArrivesAsOwnerChanges() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let bus = try await BusConnection.open(address: daemon.address)
+            let recorder = ChangeRecorder(try await PowerProfilesClient.changes(on: bus))
+            #expect(await PowerProfilesClient.find(on: bus) == nil)
+
+            let mock = try await DBusMock(.powerProfilesDaemon, address: daemon.address)
+            #expect(await recorder.waitFor(.ownerChanged(busName: Self.hadess, present: true)))
+            #expect(await PowerProfilesClient.find(on: bus)?.busName == Self.hadess)
+
+            mock.stop()
+            #expect(await recorder.waitFor(.ownerChanged(busName: Self.hadess, present: false)))
+            #expect(await PowerProfilesClient.find(on: bus) == nil)
+
+            // A restarted service: a new owner, which the daemon must hold with again.
+            let restarted = try await DBusMock(.powerProfilesDaemon, address: daemon.address)
+            defer { restarted.stop() }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while recorder.changes.count < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(
+                recorder.changes == [
+                    .ownerChanged(busName: Self.hadess, present: true), .ownerChanged(busName: Self.hadess, present: false),
+                    .ownerChanged(busName: Self.hadess, present: true),
+                ])
+            // The UPower name was never owned, so nothing was said about it.
+            await bus.close()
+        }
+    }
+
+    @Test func theStreamEndsWhenTheConnectionCloses() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let bus = try await BusConnection.open(address: daemon.address)
+            let stream = try await PowerProfilesClient.changes(on: bus)
+            await bus.close()
+            var iterator = stream.makeAsyncIterator()
+            #expect(await iterator.next() == nil)
+        }
+    }
+}
