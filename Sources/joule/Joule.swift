@@ -8,7 +8,7 @@ struct Joule: AsyncParsableCommand {
         abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU and beacons.",
         subcommands: [
             StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self,
-            CPUMonitorCommand.self, ReportsCommand.self, EnforceCommand.self, DevicesCommand.self,
+            CPUMonitorCommand.self, ReportsCommand.self, EnforceCommand.self, DevicesCommand.self, DaemonCommand.self,
         ]
     )
 }

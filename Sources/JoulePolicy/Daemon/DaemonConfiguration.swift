@@ -31,10 +31,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var exitTimeout: Duration
         /// Run with /bin/sh -c on each region event, with the `beacons monitor --exec` variables.
         public var exec: String?
-        /// The HCI adapter index (`hci0` is 0).
-        public var adapter: Int
+        /// The HCI adapter (`hci0`); nil is the first one up.
+        public var adapter: String?
 
-        public init(regions: [BeaconRegion], exitTimeout: Duration = .seconds(10), exec: String? = nil, adapter: Int = 0) {
+        public init(regions: [BeaconRegion], exitTimeout: Duration = .seconds(10), exec: String? = nil, adapter: String? = nil) {
             self.regions = regions
             self.exitTimeout = exitTimeout
             self.exec = exec

@@ -208,10 +208,11 @@ struct DaemonConfigurationReader {
             case "exec":
                 monitor.exec = try yaml.string(value, keyPath)
             default:
-                guard let index = value.int, (0...63).contains(index) else {
-                    throw yaml.fail(value, keyPath, "expected an HCI adapter index (0 for hci0), found \(yaml.kind(value))")
+                let name = try yaml.string(value, keyPath)
+                guard name.hasPrefix("hci"), let index = Int(name.dropFirst(3)), (0...63).contains(index) else {
+                    throw yaml.fail(value, keyPath, "expected an HCI adapter name like hci0, found \"\(name)\"")
                 }
-                monitor.adapter = index
+                monitor.adapter = name
             }
         }
         guard let regions, !regions.isEmpty else { throw yaml.fail(node, path, "missing key `regions` (at least one region)") }

@@ -181,8 +181,9 @@ public actor LowPowerActuation {
                 log("\(outcome.knob) (\(outcome.path)): \(reason)")
             case .applied:
                 reportedForeign.remove(outcome.path)
+                if outcome.original != outcome.written { log("\(outcome.knob) (\(outcome.path)) \(outcome.original ?? "?") → \(outcome.written)") }
             case .restored:
-                break
+                log("\(outcome.knob) (\(outcome.path)) back to \(outcome.original ?? "its original value")")
             }
             actions.removeAll { $0.path == outcome.path }
             actions.append(outcome)

@@ -9,3 +9,5 @@ public protocol PowerProfileHolding: Sendable {
     func hold(profile: String, reason: String, applicationID: String) async throws(BusError) -> UInt32
     func release(cookie: UInt32) async throws(BusError)
 }
+
+extension PowerProfilesClient: PowerProfileHolding {}

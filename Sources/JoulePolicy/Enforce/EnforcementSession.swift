@@ -63,6 +63,17 @@ public struct EnforcementSession: Sendable {
         }
     }
 
+    /// Low Power Mode and the thermal state, as the session follows them.
+    public struct States: Sendable, Hashable {
+        public var lowPowerMode: Bool
+        public var thermalState: ThermalState
+
+        public init(lowPowerMode: Bool, thermalState: ThermalState) {
+            self.lowPowerMode = lowPowerMode
+            self.thermalState = thermalState
+        }
+    }
+
     /// Enforces the policy until `stop` yields a signal (or finishes), then resumes everything.
     /// Energy states come from `source` (libudev live, or a fixture tree) with `/proc` under
     /// `procRoot`; `overrideStore` holds the user's Low Power Mode choice.
@@ -83,38 +94,68 @@ public struct EnforcementSession: Sendable {
             case .success(let report): snapshot = report
             case .failure(let error): throw Failure.devices(error)
             }
-            emit(.started(
-                classes: options.policy.classes.count, lowPowerMode: snapshot.lowPowerMode,
-                thermalState: snapshot.thermalState, dryRun: options.dryRun))
-            for action in await enforcer.update(lowPowerMode: snapshot.lowPowerMode, thermalState: snapshot.thermalState) {
-                emit(.action(action))
-            }
-            let loop = Task { await follow(monitor, enforcer, clock: clock, emit: emit) }
-            var received: TerminationSignal?
-            for await signal in stop {
-                received = signal
-                break
-            }
-            loop.cancel()
-            await loop.value
-            let reason = received.map { "signal:\($0)" } ?? "exit"
-            for action in await enforcer.resumeAll(reason: reason) { emit(.action(action)) }
+            await enforce(
+                enforcer, initial: States(lowPowerMode: snapshot.lowPowerMode, thermalState: snapshot.thermalState),
+                states: { deliver in
+                    await monitor.run { event in
+                        await deliver(States(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState))
+                    }
+                },
+                clock: clock, stop: stop, emit: emit)
         }
+    }
+
+    /// Enforces the policy following states someone else's engine delivers (the daemon's),
+    /// until `stop` yields a signal or finishes; then resumes everything.
+    public func run(
+        initial: States, states: AsyncStream<States>, clock: any JouleClock, stop: AsyncStream<TerminationSignal>,
+        emit: @escaping @Sendable (Output) -> Void
+    ) async throws(Failure) {
+        try await withLock(clock: clock, emit: emit) { (enforcer) async throws(Failure) in
+            _ = try await recover(enforcer, emit: emit)
+            await enforce(
+                enforcer, initial: initial, states: { deliver in for await next in states { await deliver(next) } },
+                clock: clock, stop: stop, emit: emit)
+        }
+    }
+
+    /// The loop both `run`s share: apply the first states, follow the rest, resume all at the end.
+    private func enforce(
+        _ enforcer: Enforcer<PidfdProcessController>, initial: States,
+        states: @escaping @Sendable (_ deliver: @escaping @Sendable (States) async -> Void) async -> Void,
+        clock: any JouleClock, stop: AsyncStream<TerminationSignal>, emit: @escaping @Sendable (Output) -> Void
+    ) async {
+        emit(.started(
+            classes: options.policy.classes.count, lowPowerMode: initial.lowPowerMode,
+            thermalState: initial.thermalState, dryRun: options.dryRun))
+        for action in await enforcer.update(lowPowerMode: initial.lowPowerMode, thermalState: initial.thermalState) {
+            emit(.action(action))
+        }
+        let loop = Task { await follow(states, enforcer, clock: clock, emit: emit) }
+        var received: TerminationSignal?
+        for await signal in stop {
+            received = signal
+            break
+        }
+        loop.cancel()
+        await loop.value
+        let reason = received.map { "signal:\($0)" } ?? "exit"
+        for action in await enforcer.resumeAll(reason: reason) { emit(.action(action)) }
     }
 
     /// Applies every state change, and re-resolves selectors every rescan interval while
     /// something is paused: an idle enforcer wakes for nothing but the engines' own polls.
     private func follow(
-        _ monitor: EnergyMonitor, _ enforcer: Enforcer<PidfdProcessController>, clock: any JouleClock,
-        emit: @escaping @Sendable (Output) -> Void
+        _ states: @escaping @Sendable (_ deliver: @escaping @Sendable (States) async -> Void) async -> Void,
+        _ enforcer: Enforcer<PidfdProcessController>, clock: any JouleClock, emit: @escaping @Sendable (Output) -> Void
     ) async {
         let rescan = options.interval ?? options.policy.rescanInterval
         let (pauses, pauseStarted) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                await monitor.run { event in
-                    for action in await enforcer.update(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState) {
+                await states { next in
+                    for action in await enforcer.update(lowPowerMode: next.lowPowerMode, thermalState: next.thermalState) {
                         emit(.action(action))
                     }
                     if !(await enforcer.pausedClasses.isEmpty) { pauseStarted.yield() }

@@ -1,0 +1,396 @@
+import JouleHardware
+
+/// `joule daemon`: one process that owns Low Power Mode and the thermal state for the machine
+/// (or, with `--session`, for one user) and publishes them on D-Bus as `org.joule.Energy1`.
+///
+/// It runs the energy engines once, enacts Low Power Mode (a power-saver hold on
+/// power-profiles-daemon, or joule's own knobs), and answers `SetLowPowerMode` for callers
+/// polkit (or the session) allows. SIGHUP reloads the config (a bad one is logged and the old
+/// one kept); SIGTERM and SIGINT release the hold, restore every knob and exit.
+public actor JouleDaemon {
+    public enum BusKind: String, Sendable, CaseIterable {
+        case system, session
+    }
+
+    public struct Options: Sendable {
+        public var bus: BusKind
+        /// The config file; a missing file means defaults.
+        public var configPath: String
+        /// Devices: libudev live, or a fixture tree.
+        public var source: any DeviceSource
+        public var procRoot: String
+        /// Where the knobs are read and written (a fixture tree in tests).
+        public var knobRoot: FileRoot
+        /// Holds the manual Low Power Mode choice across restarts.
+        public var stateDirectory: StateDirectory?
+        /// Holds the knob journal (`/run/joule`, or `$XDG_RUNTIME_DIR/joule`).
+        public var runtimeDirectory: RuntimeDirectory?
+        /// For the bus addresses (`DBUS_SYSTEM_BUS_ADDRESS`, `DBUS_SESSION_BUS_ADDRESS`).
+        public var environment: [String: String]
+        /// This process's uid: with `--session`, the user who may call `SetLowPowerMode`.
+        public var uid: UInt32
+
+        public init(
+            bus: BusKind, configPath: String, source: any DeviceSource, procRoot: String, knobRoot: FileRoot,
+            stateDirectory: StateDirectory?, runtimeDirectory: RuntimeDirectory?, environment: [String: String], uid: UInt32
+        ) {
+            self.bus = bus
+            self.configPath = configPath
+            self.source = source
+            self.procRoot = procRoot
+            self.knobRoot = knobRoot
+            self.stateDirectory = stateDirectory
+            self.runtimeDirectory = runtimeDirectory
+            self.environment = environment
+            self.uid = uid
+        }
+    }
+
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case configuration(ConfigurationError)
+        case bus(String)
+        case devices(HardwareError)
+        case setup(String)
+
+        public var description: String {
+            switch self {
+            case .configuration(let error): "\(error)"
+            case .bus(let message), .setup(let message): message
+            case .devices(let error): "cannot read devices: \(error)"
+            }
+        }
+
+        /// 2 for a bad config (as for bad arguments), 1 for everything else.
+        public var exitCode: Int32 {
+            if case .configuration = self { return 2 }
+            return 1
+        }
+    }
+
+    private let options: Options
+    private let log: @Sendable (String) -> Void
+    private let notifier = ServiceNotifier()
+    private var configuration: DaemonConfiguration
+
+    private var bus: BusConnection?
+    /// The system bus, where power-profiles-daemon and polkit live (the same connection
+    /// as `bus` with `--system`).
+    private var systemBus: BusConnection?
+    private var engine: EnergyMonitor?
+    private var service: EnergyService?
+    private var actuation: LowPowerActuation?
+    private var profiles: PowerProfilesClient?
+    private var workloads: DaemonWorkloads?
+
+    public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
+        self.options = options
+        self.log = log
+        do {
+            configuration = try DaemonConfiguration.load(path: options.configPath)
+        } catch {
+            throw .configuration(error)
+        }
+    }
+
+    /// Serves until SIGTERM or SIGINT; returns after the hold is released and the knobs are
+    /// restored. Throws, before anything is changed on the machine, when the bus, the name,
+    /// the devices or the directories are unavailable.
+    public func run() async throws(Failure) {
+        let signals: AsyncStream<TerminationSignal>
+        let listener: SignalListener
+        do {
+            (signals, listener) = try SignalListener.stream([.terminate, .interrupt, .hangup])
+        } catch {
+            throw .setup("cannot listen for signals: \(error)")
+        }
+        defer { listener.cancel() }
+
+        let bus = try await connect()
+        self.bus = bus
+        let engine = EnergyMonitor(
+            source: options.source, overrideStore: options.stateDirectory.map { LowPowerOverrideStore(directory: $0.path) },
+            clock: SystemClock(), configuration: engineConfiguration(), warn: log)
+        self.engine = engine
+        do {
+            try await engine.start()
+        } catch {
+            await bus.close()
+            throw .devices(error)
+        }
+        guard let runtimeDirectory = options.runtimeDirectory else {
+            await bus.close()
+            throw .setup(RuntimeDirectory.missingMessage)
+        }
+        let actuation = LowPowerActuation(
+            actuators: configuration.actuators, knobs: configuration.knobs,
+            actuator: KnobActuator(root: options.knobRoot, runtimeDirectory: runtimeDirectory), log: log)
+        self.actuation = actuation
+
+        let authorizer = authorizer(bus: bus)
+        let service: EnergyService
+        do {
+            service = try await EnergyService.export(
+                on: bus, initial: await state(),
+                handlers: EnergyService.Handlers(
+                    setLowPowerMode: { [weak self] mode, sender throws(BusMethodError) in
+                        guard let self else { throw .failed("joule daemon is stopping") }
+                        try await authorizer.authorize(sender: sender)
+                        try await self.setLowPowerMode(mode, from: sender)
+                    },
+                    status: { [weak self] in await self?.statusJSON() ?? "{}" }))
+            // Only one daemon may own the knobs: the name is taken before any is touched.
+            try await bus.requestName(EnergyService.busName)
+        } catch {
+            await bus.close()
+            throw .bus("\(error)")
+        }
+        self.service = service
+        log("serving \(EnergyService.busName) on the \(options.bus.rawValue) bus (\(bus.address)); config \(configuration.file ?? "defaults (no \(options.configPath))")")
+
+        await actuation.recover()
+        await followPowerProfiles()
+        await actuation.set(await engine.lowPowerMode)
+        let workloads = DaemonWorkloads(stateDirectory: options.stateDirectory, log: log)
+        self.workloads = workloads
+        await workloads.start(configuration, states: await states())
+        notifier.ready(status: await statusLine())
+
+        await serve(engine: engine, signals: signals)
+
+        notifier.stopping()
+        await workloads.stop()
+        await actuation.shutdown()
+        try? await bus.releaseName(EnergyService.busName)
+        await bus.close()
+        if let systemBus, systemBus !== bus { await systemBus.close() }
+        log("stopped; knobs restored")
+    }
+
+    /// Runs the engine, power-profiles-daemon's changes and the watchdog until SIGTERM or
+    /// SIGINT; SIGHUP reloads.
+    private func serve(engine: EnergyMonitor, signals: AsyncStream<TerminationSignal>) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await engine.run { [weak self] event in await self?.handle(event) } }
+            if let interval = notifier.watchdogPingInterval {
+                let notifier = self.notifier
+                group.addTask {
+                    while (try? await Task.sleep(for: interval)) != nil { notifier.watchdog() }
+                }
+            }
+            if let watch = await profileChanges() {
+                group.addTask { [weak self] in
+                    for await change in watch { await self?.profileChange(change) }
+                }
+            }
+            for await signal in signals {
+                if signal == .hangup {
+                    await reload()
+                    continue
+                }
+                log("\(signal): releasing the power-saver hold, restoring knobs")
+                break
+            }
+            group.cancelAll()
+        }
+    }
+
+    // MARK: Engine events
+
+    private func handle(_ event: TimedEvent) async {
+        guard let service, let actuation else { return }
+        await service.update(await state())
+        await workloads?.update(await states())
+        switch event.event {
+        case .powerStateDidChange(let on, let reason):
+            log("Low Power Mode \(on ? "on" : "off") (\(reason))")
+            await service.powerStateDidChange(lowPowerMode: on, reason: reason)
+            await actuation.set(on)
+        case .thermalStateDidChange(let state, let previous, let cause):
+            log("thermal state \(state) (was \(previous)\(cause.map { ", \($0)" } ?? ""))")
+            await service.thermalStateDidChange(state: state, previous: previous, cause: cause)
+        default:
+            break
+        }
+        notifier.status(await statusLine())
+    }
+
+    private func setLowPowerMode(_ mode: LowPowerOverride, from sender: String) async throws(BusMethodError) {
+        guard let engine else { throw .failed("joule daemon is not ready") }
+        log("SetLowPowerMode(\(mode.rawValue)) from \(sender)")
+        do {
+            try await engine.setOverride(mode)
+        } catch {
+            throw .failed("cannot keep the Low Power Mode choice: \(error)")
+        }
+    }
+
+    private func states() async -> EnforcementSession.States {
+        EnforcementSession.States(lowPowerMode: await engine?.lowPowerMode ?? false, thermalState: await engine?.thermalState ?? .nominal)
+    }
+
+    private func state() async -> EnergyService.State {
+        var state = EnergyService.State()
+        guard let engine else { return state }
+        state.lowPowerMode = await engine.lowPowerMode
+        state.source = await engine.lowPowerModeSource
+        state.thermalState = await engine.thermalState
+        state.onBattery = await engine.onBattery
+        state.percentage = await engine.percentage ?? -1
+        state.warningLevel = await engine.warningLevel
+        return state
+    }
+
+    /// The `GetStatus` reply: the `status --json` object with the knobs' outcomes.
+    private func statusJSON() async -> String {
+        guard let engine else { return "{}" }
+        var report = await engine.report()
+        report.lowPowerActions = await actuation?.actions ?? []
+        report.source = .daemon
+        return JSONValue.object(report.json).serialized
+    }
+
+    /// What `systemctl status` shows.
+    private func statusLine() async -> String {
+        let state = await state()
+        var line = "Low Power Mode \(state.lowPowerMode ? "on" : "off") (\(state.source.rawValue)), thermal \(state.thermalState)"
+        if state.percentage >= 0 {
+            line += ", battery \(Int(state.percentage.rounded())) %\(state.onBattery ? " discharging" : "")"
+        }
+        if let actuation {
+            if let cookie = await actuation.holdCookie {
+                line += ", holding power-saver (\(cookie))"
+            } else {
+                let applied = await actuation.actions.filter { $0.state == .applied }.count
+                if applied > 0 { line += ", \(applied) knobs applied" }
+            }
+        }
+        return line
+    }
+
+    // MARK: Configuration
+
+    private func engineConfiguration() -> EnergyMonitor.Configuration {
+        var engine = EnergyMonitor.Configuration()
+        engine.power = configuration.power
+        engine.procRoot = options.procRoot
+        return engine
+    }
+
+    private func reload() async {
+        notifier.reloading()
+        do {
+            let fresh = try DaemonConfiguration.load(path: options.configPath)
+            configuration = fresh
+            await engine?.setPowerConfiguration(fresh.power)
+            await actuation?.reconfigure(actuators: fresh.actuators, knobs: fresh.knobs)
+            await workloads?.start(fresh, states: await states())
+            log("SIGHUP: reloaded \(options.configPath)")
+        } catch {
+            log("SIGHUP: keeping the old config: \(error)")
+        }
+        notifier.ready(status: await statusLine())
+    }
+
+    // MARK: Bus
+
+    private func connect() async throws(Failure) -> BusConnection {
+        switch options.bus {
+        case .system:
+            do {
+                let bus = try await BusConnection.system(environment: options.environment)
+                systemBus = bus
+                return bus
+            } catch {
+                throw .bus("cannot connect to the system bus: \(error)")
+            }
+        case .session:
+            let bus: BusConnection
+            do {
+                bus = try await BusConnection.session(environment: options.environment)
+            } catch {
+                throw .bus("no session bus (--session needs DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus): \(error)")
+            }
+            // power-profiles-daemon and polkit are system services, looked up there in both modes.
+            do {
+                systemBus = try await BusConnection.system(environment: options.environment)
+            } catch {
+                log("no system bus, so no power-profiles-daemon: \(error)")
+            }
+            return bus
+        }
+    }
+
+    private func authorizer(bus: BusConnection) -> CallerAuthorizer {
+        switch options.bus {
+        case .system: CallerAuthorizer(mode: .system, bus: bus)
+        case .session: CallerAuthorizer(mode: .session(uid: options.uid), bus: bus, polkitBus: systemBus)
+        }
+    }
+
+    // MARK: power-profiles-daemon
+
+    /// Finds the service (when the config lets it act) and tells the actuation and engine
+    /// what the user has chosen there.
+    private func followPowerProfiles() async {
+        guard configuration.actuators.contains(.powerProfilesDaemon), let systemBus else { return }
+        profiles = await PowerProfilesClient.find(on: systemBus)
+        await actuation?.profilesChanged(profiles)
+        guard let profiles else { return }
+        log("power-profiles-daemon found as \(profiles.busName): Low Power Mode holds power-saver there")
+        if let active = try? await profiles.activeProfile(), let verdict = await actuation?.activeProfileChanged(active) {
+            await apply(verdict)
+        }
+    }
+
+    private func profileChanges() async -> AsyncStream<PowerProfilesChange>? {
+        guard configuration.actuators.contains(.powerProfilesDaemon), let systemBus else { return nil }
+        do {
+            return try await PowerProfilesClient.changes(on: systemBus)
+        } catch {
+            log("cannot follow power-profiles-daemon: \(error)")
+            return nil
+        }
+    }
+
+    private func profileChange(_ change: PowerProfilesChange) async {
+        guard let actuation else { return }
+        switch change {
+        case .activeProfile(let profile):
+            await apply(await actuation.activeProfileChanged(profile))
+        case .profileReleased(let cookie):
+            let active = try? await profiles?.activeProfile()
+            await apply(await actuation.profileReleased(cookie, activeProfile: active))
+        case .ownerChanged(let name, let present):
+            if present {
+                // A new owner (or a restart) knows nothing of joule's hold: find it and hold again.
+                if profiles?.busName == name { profiles = nil; await actuation.profilesChanged(nil) }
+                await followPowerProfiles()
+            } else if profiles?.busName == name {
+                log("\(name) left the bus")
+                profiles = nil
+                await actuation.profilesChanged(nil)
+                await engine?.setProfileRequest(false)
+                await followPowerProfiles()
+                if profiles == nil { log("no power-profiles service: joule's own knobs enact Low Power Mode") }
+            }
+        }
+    }
+
+    private func apply(_ verdict: LowPowerActuation.ProfileVerdict) async {
+        guard let engine else { return }
+        switch verdict {
+        case .none:
+            break
+        case .manualChoice(let mode):
+            do {
+                try await engine.setOverride(mode)
+            } catch {
+                log("cannot keep the Low Power Mode choice: \(error)")
+            }
+        case .profileRequest(let on):
+            // Choosing power-saver on the desktop also ends a manual "off".
+            if on, await engine.lowPowerOverride == .off { try? await engine.setOverride(.auto) }
+            await engine.setProfileRequest(on)
+        }
+    }
+}
