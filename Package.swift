@@ -54,6 +54,6 @@ let package = Package(
         .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTesting"]),
         .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTesting"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev.
-        .testTarget(name: "JouleCLITests", dependencies: ["joule"]),
+        .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting"]),
     ]
 )

@@ -1,0 +1,354 @@
+import Foundation
+import JouleHardware
+import JouleTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `joule daemon` as a process on a private system bus, against writable fixture trees and
+/// python3-dbusmock's power-profiles-daemon and polkitd: the contract, enacting Low Power
+/// Mode with knobs or a ppd hold, restoring after signals and crashes, config reloads, and
+/// the ways it refuses to start.
+@Suite(.serialized, .enabled(if: PrivateBusDaemon.executable != nil, "needs dbus-daemon (scripts/install-deps.sh)"))
+struct DaemonCLITests {
+    static let profile = "sys/firmware/acpi/platform_profile"
+    static let governor0 = "sys/devices/system/cpu/cpufreq/policy0/scaling_governor"
+    static let epp0 = "sys/devices/system/cpu/cpufreq/policy0/energy_performance_preference"
+    static let noTurbo = "sys/devices/system/cpu/intel_pstate/no_turbo"
+    static let applied = [
+        "platform_profile applied", "scaling_governor applied", "energy_performance_preference applied",
+        "scaling_governor applied", "energy_performance_preference applied", "no_turbo applied",
+    ]
+
+    /// The low battery (14 %, discharging) turns Low Power Mode on: the properties say so, the
+    /// knobs are written and journaled, GetStatus reports them, and SIGTERM puts them back.
+    @Test func servesTheContractAndEnactsLowPowerModeWithKnobs() async throws {
+        let daemon = try await DaemonHarness()
+        let before = try daemon.knobs.sysFiles()
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        #expect(try await daemon.property("LowPowerModeSource", on: client) == .string("auto"))
+        #expect(try await daemon.property("OnBattery", on: client) == .bool(true))
+        #expect(try await daemon.property("WarningLevel", on: client) == .string("low"))
+        #expect(try await daemon.property("ThermalState", on: client) == .string("nominal"))
+        let percentage = try await daemon.property("Percentage", on: client).doubleValue
+        #expect(percentage.map { abs($0 - 14) < 1 } == true, "Percentage \(String(describing: percentage))")
+
+        #expect(try daemon.knobs.read(Self.profile) == "low-power\n")
+        #expect(try daemon.knobs.read(Self.governor0) == "powersave\n")
+        #expect(try daemon.knobs.read(Self.epp0) == "power\n")
+        #expect(try daemon.knobs.read(Self.noTurbo) == "1\n")
+        #expect(FileManager.default.fileExists(atPath: daemon.runtimeDirectory + "/lowpower-knobs.json"))
+        let status = try await daemon.status(on: client)
+        #expect(status["source"] as? String == "daemon")
+        #expect(status["lowPowerMode"] as? Bool == true)
+        #expect(try await daemon.actions(on: client) == Self.applied)
+
+        // busctl, a peer sharing no code with joule, sees the contract.
+        let introspection = try Self.busctl(["--address=\(daemon.bus.address)", "introspect", "org.joule.Energy1", "/org/joule/Energy1"])
+        for member in [".LowPowerMode", ".LowPowerModeSource", ".ThermalState", ".OnBattery", ".Percentage", ".WarningLevel",
+                       ".SetLowPowerMode", ".GetStatus", ".PowerStateDidChange", ".ThermalStateDidChange"] {
+            #expect(introspection.contains(member), "introspection lacks \(member): \(introspection)")
+        }
+
+        await client.close()
+        #expect(daemon.stop(SIGTERM) == 0, "\(daemon.log)")
+        #expect(try daemon.knobs.sysFiles() == before)
+        #expect(daemon.log.contains("stopped; knobs restored"))
+    }
+
+    /// SetLowPowerMode("off") as root (no polkit on the bus: root only) restores the knobs at
+    /// once, announces PowerStateDidChange and PropertiesChanged, and the choice is manual.
+    @Test func setLowPowerModeOffRestoresAndSignals() async throws {
+        let daemon = try await DaemonHarness()
+        let before = try daemon.knobs.sysFiles()
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        let signals = try await client.signals(matching: "type='signal',sender='org.joule.Energy1',interface='org.joule.Energy1',member='PowerStateDidChange'")
+        let changes = try await client.signals(matching: "type='signal',sender='org.joule.Energy1',interface='org.freedesktop.DBus.Properties'")
+        _ = try await daemon.call("SetLowPowerMode", [.string("off")], on: client)
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(false))
+        #expect(try await daemon.property("LowPowerModeSource", on: client) == .string("manual"))
+        var signal = signals.makeAsyncIterator()
+        let announced = await signal.next()
+        #expect(announced?.arguments == [.bool(false), .string("manual-off")])
+        var change = changes.makeAsyncIterator()
+        let properties = await change.next()
+        #expect(properties?.member == "PropertiesChanged")
+        #expect("\(properties?.arguments ?? [])".contains("LowPowerMode"))
+        #expect(try daemon.knobs.sysFiles() == before)
+        #expect(try await daemon.actions(on: client).allSatisfy { $0.hasSuffix(" restored") })
+
+        // A mode that is not on, off or auto is refused with InvalidArgs.
+        await #expect(throws: BusError.self) { _ = try await daemon.call("SetLowPowerMode", [.string("maybe")], on: client) }
+        await client.close()
+        #expect(daemon.stop() == 0)
+    }
+
+    /// kill -9 with knobs applied leaves them written; a restart (after the user chose "off"
+    /// in between) restores them, except a knob another tool changed since, which is left
+    /// alone and logged once.
+    @Test func restartAfterKill9RestoresButLeavesForeignWrites() async throws {
+        let daemon = try await DaemonHarness()
+        let before = try daemon.knobs.sysFiles()
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        await client.close()
+        daemon.stop(SIGKILL)
+        #expect(try daemon.knobs.read(Self.noTurbo) == "1\n")
+        try daemon.knobs.write(Self.profile, "performance\n")  // another tool, meanwhile
+        try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
+        try "off\n".write(toFile: daemon.stateDirectory + "/lowpower", atomically: true, encoding: .utf8)
+
+        try await daemon.start()
+        try await daemon.waitForLog("another tool owns it")
+        var expected = before
+        expected[Self.profile] = "performance\n"
+        #expect(try daemon.knobs.sysFiles() == expected)
+        #expect(daemon.log.contains("restoring knobs left by an earlier run"))
+        let second = try await daemon.client()
+        #expect(try await daemon.property("LowPowerMode", on: second) == .bool(false))
+        #expect(try await daemon.actions(on: second).contains("platform_profile foreign"))
+        await second.close()
+        #expect(daemon.stop() == 0)
+        #expect(try daemon.knobs.read(Self.profile) == "performance\n")
+    }
+
+    /// `joule daemon --restore` (the unit's ExecStopPost) restores what a killed daemon left.
+    @Test func restoreFlagRestoresAfterKill9() async throws {
+        let daemon = try await DaemonHarness()
+        let before = try daemon.knobs.sysFiles()
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        await client.close()
+        daemon.stop(SIGKILL)
+        #expect(try daemon.knobs.sysFiles() != before)
+        let restore = try CLIHarness.run(["daemon", "--restore", "--root", daemon.knobs.path], environment: daemon.environment)
+        #expect(restore.status == 0, "\(restore.stderr)")
+        #expect(restore.stderr.contains("no_turbo /sys/devices/system/cpu/intel_pstate/no_turbo: restored"))
+        #expect(try daemon.knobs.sysFiles() == before)
+    }
+
+    /// Knobs the kernel refuses (EINVAL for a bad value, EACCES for a read-only file) are
+    /// `failed: ERRNO`; the others are still applied.
+    @Test func refusedKnobsFailAndTheOthersApply() async throws {
+        let daemon = try await DaemonHarness()
+        try daemon.knobs.link(Self.epp0, to: "/proc/self/oom_score_adj")  // "power" is EINVAL there
+        try daemon.knobs.link(Self.profile, to: "/proc/sys/kernel/random/boot_id")  // read-only: EACCES
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        let actions = try await daemon.actions(on: client)
+        #expect(actions.contains("energy_performance_preference failed: EINVAL"), "\(actions)")
+        #expect(actions.contains("platform_profile failed: EACCES"), "\(actions)")
+        #expect(actions.filter { $0.hasSuffix(" applied") }.count == 4, "\(actions)")
+        #expect(try daemon.knobs.read(Self.noTurbo) == "1\n")
+        await client.close()
+        #expect(daemon.stop() == 0)
+        #expect(try daemon.knobs.read(Self.noTurbo) == "0\n")
+    }
+
+    /// SIGHUP with a bad config logs where it is wrong and keeps the old one; a good one takes
+    /// effect (a higher threshold turns Low Power Mode on at 14 %).
+    @Test func sighupReloadsAndKeepsTheOldConfigWhenTheNewIsBad() async throws {
+        let daemon = try await DaemonHarness()
+        try daemon.writeConfig("lowPowerMode:\n  lowPowerAt: 10\n  lowPowerOffAt: 80\n")
+        try await daemon.start()
+        let client = try await daemon.client()
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(false))
+        try daemon.writeConfig("lowPowerMode:\n  lowPowerAt: lots\n")
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        try await daemon.waitForLog("keeping the old config: \(daemon.config):2:15: lowPowerMode.lowPowerAt:")
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(false))
+        try daemon.writeConfig("lowPowerMode:\n  lowPowerAt: 20\n")
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        #expect(daemon.log.contains("Low Power Mode on (battery-low)"))
+        await client.close()
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func aBadConfigAtStartExits2NamingFileLineColumnKey() async throws {
+        let daemon = try await DaemonHarness()
+        try daemon.writeConfig("lowPowerMode:\n  actuators: [knobs, magic]\n")
+        let process = try daemon.launch([])
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(daemon.log.contains("\(daemon.config):2:21: lowPowerMode.actuators: unknown actuator \"magic\""), "\(daemon.log)")
+    }
+
+    @Test func aSecondDaemonExits1NamingTheOwnersPid() async throws {
+        let daemon = try await DaemonHarness()
+        let first = try await daemon.start()
+        let second = DaemonHarnessRun.run(daemon, ["daemon", "--root", daemon.knobs.path, "--config", daemon.config])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("org.joule.Energy1 is already owned by pid \(first.processIdentifier)"), "\(second.stderr)")
+        #expect(first.isRunning)
+        #expect(daemon.stop() == 0)
+    }
+
+    @Test func sessionWithoutASessionBusExits1SayingSo() async throws {
+        let daemon = try await DaemonHarness()
+        var env = daemon.environment
+        env["XDG_RUNTIME_DIR"] = nil
+        let process = try daemon.launch(["--session"], environment: env)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(daemon.log.contains("no session bus"), "\(daemon.log)")
+    }
+
+    // MARK: power-profiles-daemon (dbusmock)
+
+    /// With power-profiles-daemon on the bus, Low Power Mode is a power-saver hold and joule
+    /// writes no knob; turning it off releases the hold.
+    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    func powerProfilesDaemonHoldTakenAndReleased() async throws {
+        let daemon = try await DaemonHarness()
+        let ppd = try await DBusMock(.powerProfilesDaemon, address: daemon.bus.address)
+        defer { ppd.stop() }
+        let before = try daemon.knobs.sysFiles()
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        try await daemon.waitForLog("holding power-saver on net.hadess.PowerProfiles")
+        let holds = try await Self.holds(ppd)
+        #expect(holds.count == 1)
+        #expect(holds.first?.contains("\"Profile\": <\"power-saver\">") == true, "\(holds)")
+        #expect(holds.first?.contains("\"Reason\": <\"Low Power Mode\">") == true, "\(holds)")
+        #expect(holds.first?.contains("\"ApplicationId\": <\"joule\">") == true, "\(holds)")
+        #expect(try daemon.knobs.sysFiles() == before, "no knob is written while ppd runs")
+        #expect(try await daemon.actions(on: client) == [])
+
+        _ = try await daemon.call("SetLowPowerMode", [.string("off")], on: client)
+        try await daemon.waitForLog("released power-saver hold")
+        #expect(try await Self.holds(ppd).isEmpty)
+        await client.close()
+        #expect(daemon.stop() == 0)
+    }
+
+    /// The user picks a profile while joule holds power-saver: ppd releases the hold
+    /// (ProfileReleased) and Low Power Mode turns off as a manual choice.
+    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    func aUserProfileSwitchBecomesAManualChoice() async throws {
+        let daemon = try await DaemonHarness()
+        let ppd = try await DBusMock(.powerProfilesDaemon, address: daemon.bus.address)
+        defer { ppd.stop() }
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForLog("holding power-saver on net.hadess.PowerProfiles (cookie 1)")
+        try await ppd.setProperty(interface: "net.hadess.PowerProfiles", name: "ActiveProfile", value: .string("balanced"))
+        try await ppd.emitSignal(interface: "net.hadess.PowerProfiles", name: "ProfileReleased", signature: "u", arguments: [.uint32(1)])
+        try await daemon.waitForProperty("LowPowerMode", .bool(false), on: client)
+        #expect(try await daemon.property("LowPowerModeSource", on: client) == .string("manual"))
+        #expect(daemon.log.contains("the user picked balanced"))
+        await client.close()
+        #expect(daemon.stop() == 0)
+    }
+
+    /// The user switches the desktop to power-saver while Low Power Mode is off: it turns on
+    /// with source power-profiles-daemon, and off again when they leave power-saver.
+    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    func choosingPowerSaverTurnsLowPowerModeOn() async throws {
+        let daemon = try await DaemonHarness(fixture: "dell-latitude-7490-full-on-ac")
+        let ppd = try await DBusMock(.powerProfilesDaemon, address: daemon.bus.address)
+        defer { ppd.stop() }
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForLog("power-profiles-daemon found")
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(false))
+        try await ppd.setProperty(interface: "net.hadess.PowerProfiles", name: "ActiveProfile", value: .string("power-saver"))
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        #expect(try await daemon.property("LowPowerModeSource", on: client) == .string("power-profiles-daemon"))
+        #expect(try await Self.holds(ppd).isEmpty, "the user's own choice needs no hold")
+        try await ppd.setProperty(interface: "net.hadess.PowerProfiles", name: "ActiveProfile", value: .string("balanced"))
+        try await daemon.waitForProperty("LowPowerMode", .bool(false), on: client)
+        await client.close()
+        #expect(daemon.stop() == 0)
+    }
+
+    // MARK: polkit (dbusmock)
+
+    /// On the system bus, polkit decides SetLowPowerMode: refused (AccessDenied) until the
+    /// action is allowed.
+    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    func polkitAuthorisesSetLowPowerMode() async throws {
+        let daemon = try await DaemonHarness(fixture: "dell-latitude-7490-full-on-ac")
+        let polkit = try await DBusMock(.polkitd, address: daemon.bus.address)
+        defer { polkit.stop() }
+        try await daemon.start()
+        let client = try await daemon.client()
+        do {
+            _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)
+            Issue.record("SetLowPowerMode was allowed without polkit's consent")
+        } catch {
+            #expect((error as? BusError)?.remoteName == "org.freedesktop.DBus.Error.AccessDenied", "\(error)")
+        }
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(false))
+        try await polkit.setAllowed(["org.joule.Energy1.set-low-power-mode"])
+        _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(true))
+        await client.close()
+        #expect(daemon.stop() == 0)
+    }
+
+    /// Without polkit only root may call: another user's busctl gets AccessDenied.
+    @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "needs root and setpriv"))
+    func withoutPolkitOnlyRootMaySet() async throws {
+        let daemon = try await DaemonHarness(fixture: "dell-latitude-7490-full-on-ac")
+        try await daemon.start()
+        let socket = String(daemon.bus.address.dropFirst("unix:path=".count))
+        chmod(URL(fileURLWithPath: socket).deletingLastPathComponent().path, 0o755)
+        let denied = try Self.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "busctl",
+            "--address=\(daemon.bus.address)", "call", "org.joule.Energy1", "/org/joule/Energy1", "org.joule.Energy1",
+            "SetLowPowerMode", "s", "on"])
+        #expect(denied.status != 0)
+        #expect(denied.output.contains("only root"), "\(denied.output)")
+        let client = try await daemon.client()
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(false))
+        _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)  // we are root
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(true))
+        await client.close()
+        #expect(daemon.stop() == 0)
+    }
+
+    // MARK: Helpers
+
+    /// ActiveProfileHolds, each hold as text.
+    static func holds(_ ppd: DBusMock) async throws -> [String] {
+        let value = try await ppd.connection.property(
+            destination: "net.hadess.PowerProfiles", path: "/net/hadess/PowerProfiles", interface: "net.hadess.PowerProfiles",
+            name: "ActiveProfileHolds")
+        guard case .array(_, let holds) = value else { return [] }
+        return holds.map { "\($0)" }
+    }
+
+    static func busctl(_ arguments: [String]) throws -> String {
+        try run("/usr/bin/busctl", arguments).output
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// A run to completion with the harness's environment.
+enum DaemonHarnessRun {
+    static func run(_ daemon: DaemonHarness, _ arguments: [String]) -> CLIHarness.Result {
+        (try? CLIHarness.run(arguments, environment: daemon.environment)) ?? CLIHarness.Result(status: -1, stdout: "", stderr: "did not run")
+    }
+}
