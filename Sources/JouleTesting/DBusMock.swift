@@ -103,8 +103,9 @@ public final class DBusMock: Sendable {
         environment["DBUS_SESSION_BUS_ADDRESS"] = address
         // Unbuffered, so that a failure's output is complete when we read it.
         environment["PYTHONUNBUFFERED"] = "1"
+        connection = try await BusConnection.open(address: address)
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("joule-dbusmock-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         // A file, not a pipe: the mock logs every call to stdout and would block on a full pipe.
         let log = try FileHandle(forWritingTo: logFile)
         defer { try? log.close() }
@@ -114,8 +115,12 @@ public final class DBusMock: Sendable {
         process.environment = environment
         process.standardOutput = log
         process.standardError = log
-        connection = try await BusConnection.open(address: address)
-        try process.run()
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: logFile)
+            throw error
+        }
         do {
             try await waitForName()
         } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import JouleHardware
 
 /// A private `dbus-daemon` for one test: its own config and socket in a temporary directory,
 /// killed by `stop()`. Nothing touches the machine's system or session bus.
@@ -53,8 +54,13 @@ public final class PrivateBusDaemon: Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        // dbus-daemon binds the socket before it listens, and a connect in between is refused:
+        // ready is when a client gets through, not when the file exists.
         for _ in 0..<500 {
-            if FileManager.default.fileExists(atPath: socket) { return }
+            if FileManager.default.fileExists(atPath: socket), let probe = try? await BusConnection.open(address: address) {
+                await probe.close()
+                return
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
         stop()

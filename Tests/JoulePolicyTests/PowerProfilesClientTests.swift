@@ -156,9 +156,12 @@ struct PowerProfilesClientTests {
             let client = try #require(await PowerProfilesClient.find(on: bus))
             let cookie = try await client.hold(profile: "power-saver", reason: "Low Power Mode", applicationID: "joule")
 
-            // The template never emits ProfileReleased itself; ppd does when the user picks a profile.
+            // The template never emits ProfileReleased itself; ppd does when the user picks a
+            // profile, and then announces that profile: the daemon hears them in that order.
             try await mock.emitSignal(interface: Self.hadess, name: "ProfileReleased", signature: "u", arguments: [.uint32(cookie)])
-            #expect(await recorder.waitFor(.profileReleased(cookie: cookie)))
+            try await mock.setProperty(interface: Self.hadess, name: "ActiveProfile", value: .string("performance"))
+            #expect(await recorder.waitFor(.activeProfile("performance")))
+            #expect(recorder.changes == [.profileReleased(cookie: cookie), .activeProfile("performance")])
             await bus.close()
         }
     }
@@ -188,6 +191,46 @@ struct PowerProfilesClientTests {
             #expect(!recorder.changes.contains(.profileReleased(cookie: 1)))
             await spoofer.close()
             await bus.close()
+        }
+    }
+
+    /// ppd ≥ 0.20 owns both names on one connection and announces every change on both objects.
+    @Test func oneOwnerOfBothNamesIsHeardThroughTheFirstOnly() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let upower = PowerProfilesClient.services[0]
+            let legacy = PowerProfilesClient.services[1]
+            final class Profile: Sendable { let value = Mutex("balanced") }
+            let profile = Profile()
+            let ppd = try await BusConnection.open(address: daemon.address)
+            for service in PowerProfilesClient.services {
+                let interface = BusInterface(
+                    name: service.busName, properties: [.init("ActiveProfile", "s") { .string(profile.value.withLock { $0 }) }],
+                    signals: [.init("ProfileReleased", "u", names: ["cookie"])])
+                try await ppd.export(interface, at: service.path)
+                try await ppd.requestName(service.busName)
+            }
+            let bus = try await BusConnection.open(address: daemon.address)
+            let recorder = ChangeRecorder(try await PowerProfilesClient.changes(on: bus))
+            #expect(await PowerProfilesClient.find(on: bus)?.busName == upower.busName)
+
+            profile.value.withLock { $0 = "power-saver" }
+            for service in [legacy, upower] {
+                try await ppd.emitPropertiesChanged(path: service.path, interface: service.busName, names: ["ActiveProfile"])
+            }
+            try await ppd.emitSignal(path: legacy.path, interface: legacy.busName, member: "ProfileReleased", arguments: [.uint32(1)])
+            try await ppd.emitSignal(path: upower.path, interface: upower.busName, member: "ProfileReleased", arguments: [.uint32(2)])
+            #expect(await recorder.waitFor(.profileReleased(cookie: 2)))
+
+            // Once the legacy name is the only one, its object speaks; everything it said
+            // before came through the same match, so it has been heard (and dropped) by now.
+            try await ppd.releaseName(upower.busName)
+            #expect(await recorder.waitFor(.ownerChanged(busName: upower.busName, present: false)))
+            try await ppd.emitSignal(path: legacy.path, interface: legacy.busName, member: "ProfileReleased", arguments: [.uint32(3)])
+            #expect(await recorder.waitFor(.profileReleased(cookie: 3)))
+            #expect(recorder.changes.filter { if case .activeProfile = $0 { true } else { false } } == [.activeProfile("power-saver")])
+            #expect(!recorder.changes.contains(.profileReleased(cookie: 1)))
+            await bus.close()
+            await ppd.close()
         }
     }
 

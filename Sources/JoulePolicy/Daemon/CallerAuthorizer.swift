@@ -27,11 +27,11 @@ public struct CallerAuthorizer: Sendable {
         self.polkit = polkit
     }
 
-    /// Uids from the bus daemon; polkit on `polkitBus` (the system bus in both modes, so a test
-    /// can point DBUS_SYSTEM_BUS_ADDRESS at a private one). Like ppd, it never asks polkit to
-    /// interact: `allow_active` needs no password.
-    public init(mode: Mode, bus: BusConnection, polkitBus: BusConnection? = nil) {
-        let authority = PolkitAuthority(bus: polkitBus ?? bus)
+    /// Uids from `bus`'s daemon (the bus the caller called on), and, in `.system` mode, polkit
+    /// on the same bus. Like ppd, it never asks polkit to interact: `allow_active` needs no
+    /// password.
+    public init(mode: Mode, bus: BusConnection) {
+        let authority = PolkitAuthority(bus: bus)
         self.init(
             mode: mode,
             uid: { sender throws(BusError) in try await bus.credentials(of: sender).uid },

@@ -70,9 +70,11 @@ public struct PowerProfilesClient: Sendable {
     /// What every candidate service says from now on: the match rules are in place when this
     /// returns, so a `find` afterwards cannot miss an owner appearing in between.
     ///
-    /// Property and release signals count only from the name's current owner (anyone on the
-    /// system bus may send a signal with that path), and, when one connection owns both names
-    /// (ppd ≥ 0.20 emits every change on both objects), only from the first name in `services`.
+    /// Everything one object sends comes through one match on its path, so it keeps its order:
+    /// ppd releases holds (`ProfileReleased`) before it announces the user's profile. Property
+    /// and release signals count only from the name's current owner (anyone on the system bus
+    /// may send a signal with that path), and, when one connection owns both names (ppd ≥ 0.20
+    /// announces every change on both objects), only from the first name in `services`.
     /// The stream ends when the connection closes; dropping it removes the matches.
     public static func changes(on bus: BusConnection) async throws(BusError) -> AsyncStream<PowerProfilesChange> {
         var sources: [(Service, Source, AsyncStream<BusSignalMessage>)] = []
@@ -80,12 +82,8 @@ public struct PowerProfilesClient: Sendable {
             let owner = try await bus.signals(
                 matching: "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                     + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(service.busName)'")
-            let properties = try await bus.signals(
-                matching: "type='signal',path='\(service.path)',interface='org.freedesktop.DBus.Properties',"
-                    + "member='PropertiesChanged',arg0='\(service.busName)'")
-            let released = try await bus.signals(
-                matching: "type='signal',path='\(service.path)',interface='\(service.busName)',member='ProfileReleased'")
-            sources += [(service, .owner, owner), (service, .properties, properties), (service, .released, released)]
+            let object = try await bus.signals(matching: "type='signal',path='\(service.path)'")
+            sources += [(service, .owner, owner), (service, .object, object)]
         }
         let streams = sources
         // Read after the matches exist, so that a change in between shows up in both.
@@ -111,7 +109,7 @@ public struct PowerProfilesClient: Sendable {
         return stream
     }
 
-    private enum Source: Sendable { case owner, properties, released }
+    private enum Source: Sendable { case owner, object }
 
     private static func change(
         from signal: BusSignalMessage, source: Source, service: Service, owners: OwnerTable, bus: BusConnection
@@ -123,19 +121,25 @@ public struct PowerProfilesClient: Sendable {
             else { return nil }
             owners.set(name, owner: newOwner.isEmpty ? nil : newOwner)
             return .ownerChanged(busName: name, present: !newOwner.isEmpty)
-        case .properties:
-            guard signal.arguments.count >= 2, case .array(_, let entries) = signal.arguments[1],
-                await owners.speaksFor(service, sender: signal.sender, on: bus)
-            else { return nil }
-            for case .dictEntry(.string("ActiveProfile"), let value) in entries {
-                if let profile = value.unwrapped.stringValue { return .activeProfile(profile) }
+        case .object:
+            let change: PowerProfilesChange
+            switch (signal.interface, signal.member) {
+            case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
+                guard signal.arguments.count >= 2, signal.arguments[0].stringValue == service.busName,
+                    case .array(_, let entries) = signal.arguments[1],
+                    let profile = entries.lazy.compactMap({ entry -> String? in
+                        guard case .dictEntry(.string("ActiveProfile"), let value) = entry else { return nil }
+                        return value.unwrapped.stringValue
+                    }).first
+                else { return nil }
+                change = .activeProfile(profile)
+            case (service.busName, "ProfileReleased"):
+                guard let cookie = signal.arguments.first?.uint32Value else { return nil }
+                change = .profileReleased(cookie: cookie)
+            default:
+                return nil
             }
-            return nil
-        case .released:
-            guard let cookie = signal.arguments.first?.uint32Value,
-                await owners.speaksFor(service, sender: signal.sender, on: bus)
-            else { return nil }
-            return .profileReleased(cookie: cookie)
+            return await owners.speaksFor(service, sender: signal.sender, on: bus) ? change : nil
         }
     }
 
@@ -165,10 +169,16 @@ public struct PowerProfilesClient: Sendable {
             }
         }
 
-        /// Whether `sender` owns `service`'s name and no earlier service's.
+        /// Whether `sender` owns `service`'s name and no earlier service's, asking the bus again
+        /// before saying no: the NameOwnerChanged that explains a sender may still be on its way.
         func speaksFor(_ service: Service, sender: String, on bus: BusConnection) async -> Bool {
-            if owners.withLock({ $0[service.busName] }) != sender { await refresh(on: bus) }
-            return owners.withLock { owners in
+            if decide(service, sender: sender) { return true }
+            await refresh(on: bus)
+            return decide(service, sender: sender)
+        }
+
+        private func decide(_ service: Service, sender: String) -> Bool {
+            owners.withLock { owners in
                 guard owners[service.busName] == sender else { return false }
                 let earlier = PowerProfilesClient.services.prefix { $0 != service }
                 return !earlier.contains { owners[$0.busName] == sender }
