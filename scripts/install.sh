@@ -7,8 +7,7 @@
 #   scripts/install.sh uninstall   removes exactly what install places
 #   scripts/install.sh files       prints the installed paths (without DESTDIR), one per line
 #
-# Directories come from the environment (the Makefile exports them); the defaults are the
-# Makefile's: PREFIX=/usr/local, BINDIR, DATADIR, MANDIR, SYSCONFDIR=/etc, SYSTEMDSYSTEMUNITDIR,
+# Directories come from the environment (the Makefile passes them; empty means default): PREFIX=/usr/local, BINDIR, DATADIR, MANDIR, SYSCONFDIR=/etc, SYSTEMDSYSTEMUNITDIR,
 # SYSTEMDUSERUNITDIR, DBUSPOLICYDIR, DBUSSERVICEDIR, DBUSINTERFACEDIR, POLKITACTIONDIR,
 # BASHCOMPLETIONDIR, ZSHCOMPLETIONDIR, FISHCOMPLETIONDIR. STRIP (default strip; empty keeps
 # the symbols). SOURCE_DATE_EPOCH dates the man pages (default: the last commit).
@@ -69,8 +68,8 @@ man_pages() {
     return 0
 }
 
-# One line per installed file: DESTINATION SOURCE MODE (SOURCE relative to the repo, or
-# generated/..., or @unit:/@bindir: for files rewritten on the way).
+# One line per installed file: DESTINATION SOURCE MODE. SOURCE is a repo file, @binary,
+# @bindir:FILE (FILE with @bindir@ replaced) or @generated:FILE (under .build-release/generated).
 layout() {
     local purpose=${1:-install}
     echo "$BINDIR/joule @binary 0755"

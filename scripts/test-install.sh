@@ -48,6 +48,7 @@ if ! $MAKE -s --no-print-directory install DESTDIR="$dest" PREFIX=/usr >"$work/i
     exit 1
 fi
 pass "make install DESTDIR=… PREFIX=/usr ($((SECONDS - t0))s, release build included)"
+grep -E '^install.sh: .*[0-9]+s$|up to date' "$work/install.log" | sed 's/^install.sh: /note  /'
 
 bin=$dest/usr/bin/joule
 # Does this tree have `joule daemon` yet (issue 12, written in parallel)? Then completions and
