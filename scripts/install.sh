@@ -7,7 +7,8 @@
 #   scripts/install.sh uninstall   removes exactly what install places
 #   scripts/install.sh files       prints the installed paths (without DESTDIR), one per line
 #
-# Directories come from the environment (the Makefile passes them; empty means default): PREFIX=/usr/local, BINDIR, DATADIR, MANDIR, SYSCONFDIR=/etc, SYSTEMDSYSTEMUNITDIR,
+# Directories come from the environment (the Makefile passes them; empty means default):
+# PREFIX=/usr/local, BINDIR, DATADIR, MANDIR, SYSCONFDIR=/etc, SYSTEMDSYSTEMUNITDIR,
 # SYSTEMDUSERUNITDIR, DBUSPOLICYDIR, DBUSSERVICEDIR, DBUSINTERFACEDIR, POLKITACTIONDIR,
 # BASHCOMPLETIONDIR, ZSHCOMPLETIONDIR, FISHCOMPLETIONDIR. STRIP (default strip; empty keeps
 # the symbols). SOURCE_DATE_EPOCH dates the man pages (default: the last commit).
