@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run test test-vm bench fuzz clean
+.PHONY: deps build run test test-vm test-install release install uninstall bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -17,12 +17,50 @@ run: build
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
-	SWIFT=$(SWIFT) ./scripts/vm/run.sh
+	SWIFT=$(SWIFT) ./scripts/test-install.sh
+	SWIFT=$(SWIFT) VM_JOULE=$(CURDIR)/.build-release/release/joule ./scripts/vm/run.sh
 
 # The live cgroup v2 and HCI paths in a qemu VM (Debian's kernel, busybox); SKIPPED without qemu.
 # VM_SCENARIOS=cgroup-freeze,... runs only those (Tests/VM/scenarios/NAME.sh).
 test-vm: deps
 	SWIFT=$(SWIFT) ./scripts/vm/run.sh
+
+# `make install DESTDIR=tmp PREFIX=/usr` into a temporary directory: every file laid out,
+# systemd-analyze verify on the units, no Swift runtime library in ldd, uninstall leaves nothing.
+test-install: deps
+	SWIFT=$(SWIFT) ./scripts/test-install.sh
+
+# Installing as a service: `make release` (as yourself), then `sudo make install`.
+# Directories: PREFIX, DESTDIR, BINDIR, DATADIR, MANDIR, SYSCONFDIR as usual; these default in
+# scripts/install.sh: SYSTEMDSYSTEMUNITDIR and SYSTEMDUSERUNITDIR (pkg-config systemd, relative
+# to PREFIX), DBUSPOLICYDIR ($(DATADIR)/dbus-1/system.d for PREFIX=/usr, else
+# $(SYSCONFDIR)/dbus-1/system.d, the only places dbus-daemon reads), DBUSSERVICEDIR,
+# DBUSINTERFACEDIR, POLKITACTIONDIR, BASHCOMPLETIONDIR, ZSHCOMPLETIONDIR, FISHCOMPLETIONDIR.
+# STRIP= keeps the binary's symbols. `make uninstall` with the same variables removes it all.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+SYSCONFDIR ?= /etc
+STRIP ?= strip
+# Passed to scripts/install.sh only (exported, they would leak into `make test`'s nested makes).
+INSTALL_ENV = SWIFT="$(SWIFT)" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BINDIR="$(BINDIR)" \
+	DATADIR="$(DATADIR)" MANDIR="$(MANDIR)" SYSCONFDIR="$(SYSCONFDIR)" STRIP="$(STRIP)" \
+	SYSTEMDSYSTEMUNITDIR="$(SYSTEMDSYSTEMUNITDIR)" SYSTEMDUSERUNITDIR="$(SYSTEMDUSERUNITDIR)" \
+	DBUSPOLICYDIR="$(DBUSPOLICYDIR)" DBUSSERVICEDIR="$(DBUSSERVICEDIR)" \
+	DBUSINTERFACEDIR="$(DBUSINTERFACEDIR)" POLKITACTIONDIR="$(POLKITACTIONDIR)" \
+	BASHCOMPLETIONDIR="$(BASHCOMPLETIONDIR)" ZSHCOMPLETIONDIR="$(ZSHCOMPLETIONDIR)" \
+	FISHCOMPLETIONDIR="$(FISHCOMPLETIONDIR)"
+
+# The static-stdlib release joule in .build-release, its man pages and completions.
+release: deps
+	$(INSTALL_ENV) ./scripts/install.sh build
+
+install: release
+	$(INSTALL_ENV) ./scripts/install.sh install
+
+uninstall:
+	$(INSTALL_ENV) ./scripts/install.sh uninstall
 
 # Every comparison against peers in one run (release build, ~10 min); writes BENCHMARKS.md.
 bench: deps
@@ -33,4 +71,4 @@ fuzz: deps
 	./scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz .build-vm .vm-cache fuzz-work
+	rm -rf .build .build-fuzz .build-vm .build-release .vm-cache fuzz-work
