@@ -20,7 +20,7 @@ import Testing
         final class Recorded: Sendable { let modes = Mutex<[LowPowerOverride]>([]) }
         let status: String
 
-        init(address: String, initial: EnergyService.State, refuse: Bool = false) async throws {
+        init(address: String, initial: EnergyService.State, refuse: Bool = false, malformed: Bool = false) async throws {
             // The daemon's GetStatus: a fixture's report with what only the daemon adds.
             var report = try StatusReport.collect(
                 source: SysfsDeviceSource(root: DaemonCLITests.fixture), procRoot: DaemonCLITests.fixture,
@@ -30,7 +30,9 @@ import Testing
             report.lowPowerActions = [
                 KnobOutcome(knob: "platformProfile", path: "/sys/firmware/acpi/platform_profile", original: "balanced", written: "low-power", state: .applied)
             ]
-            let status = JSONValue.object(report.json).serialized
+            var object = report.json
+            if malformed { object["composite"] = .string("full") }
+            let status = JSONValue.object(object).serialized
             self.status = status
             connection = try await BusConnection.open(address: address)
             let recorded = self.recorded
@@ -101,14 +103,14 @@ import Testing
 
     /// A fresh bus, state directory and stand-in daemon for `body`.
     static func withDaemon(
-        _ initial: EnergyService.State = .init(), refuse: Bool = false,
+        _ initial: EnergyService.State = .init(), refuse: Bool = false, malformed: Bool = false,
         _ body: (FakeDaemon, [String: String]) async throws -> Void
     ) async throws {
         try requireDaemon()
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         try await PrivateBusDaemon.with { bus in
-            let daemon = try await FakeDaemon(address: bus.address, initial: initial, refuse: refuse)
+            let daemon = try await FakeDaemon(address: bus.address, initial: initial, refuse: refuse, malformed: malformed)
             try await body(daemon, environment(bus, state: state.dir))
             await daemon.close()
         }
@@ -129,6 +131,18 @@ import Testing
             let result = try await Self.run(["status", "--json", "--root", Self.fixture], environment: environment)
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdout.contains(#""source":"direct""#))
+        }
+    }
+
+    /// A reply that does not decode is named by its key, and the hardware is read instead.
+    @Test func aMalformedStatusFallsBackToDirectNamingTheKey() async throws {
+        try await Self.withDaemon(malformed: true) { _, environment in
+            let result = try await Self.run(["status", "--json"], environment: environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout.contains(#""source":"direct""#))
+            #expect(result.stderr.contains("GetStatus") || result.stderr.contains("composite"), "\(result.stderr)")
+            #expect(result.stderr.contains("composite: expected an object"), "\(result.stderr)")
+            #expect(result.stderr.contains("reading the hardware directly"), "\(result.stderr)")
         }
     }
 
