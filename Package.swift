@@ -53,7 +53,8 @@ let package = Package(
         .target(name: "JouleTesting", dependencies: ["JoulePolicy", "JouleHardware"]),
         .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTesting"]),
         .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTesting"]),
-        // Runs the built `joule` binary against fixtures, with and without umockdev.
-        .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting"]),
+        // Runs the built `joule` binary against fixtures, with and without umockdev, against an
+        // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.
+        .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting", "JoulePolicy", "JouleHardware"]),
     ]
 )

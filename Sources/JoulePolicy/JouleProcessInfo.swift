@@ -2,7 +2,8 @@ import JouleHardware
 import Synchronization
 
 /// Apple's `ProcessInfo` energy API for Linux programs: `isLowPowerModeEnabled`,
-/// `thermalState`, and their change notifications, backed by Joule's live engines.
+/// `thermalState`, and their change notifications: from `joule daemon` when it runs (its
+/// D-Bus properties and signals, so every process agrees), else from Joule's engines in-process.
 ///
 /// ```swift
 /// let info = try await JouleProcessInfo.live()
@@ -15,11 +16,41 @@ public final class JouleProcessInfo: Sendable {
     private let hub: Hub
     private let engine: Task<Void, Never>
 
-    /// The system as libudev sees it, with the user's Low Power Mode override.
+    /// `joule daemon`'s state when it owns `org.joule.Energy1` on the session or system bus
+    /// (`configuration` is then the daemon's business); otherwise the system as libudev sees it,
+    /// with the user's Low Power Mode override.
     public static func live(configuration: EnergyMonitor.Configuration = .init()) async throws(HardwareError) -> JouleProcessInfo {
-        try await JouleProcessInfo(
+        try await live(configuration: configuration, environment: CurrentProcess.environment())
+    }
+
+    /// `live()` with the environment that names the buses.
+    static func live(configuration: EnergyMonitor.Configuration, environment: [String: String]) async throws(HardwareError) -> JouleProcessInfo {
+        // A daemon that vanishes between the lookup and the first read is as good as none.
+        if let daemon = await DaemonClient.find(environment: environment), let info = try? await JouleProcessInfo(daemon: daemon) {
+            return info
+        }
+        return try await JouleProcessInfo(
             source: UdevDeviceSource(), overrideStore: LowPowerOverrideStore.forCurrentUser(),
             clock: SystemClock(), configuration: configuration)
+    }
+
+    /// Follows `daemon`: the values from its properties, then its signals and PropertiesChanged.
+    /// `events` carries powerStateDidChange, thermalStateDidChange and warningLevelChanged (the
+    /// daemon announces no per-battery events); every stream ends if the daemon leaves the bus.
+    init(daemon: DaemonClient, clock: any JouleClock = SystemClock()) async throws(BusError) {
+        let events = try await daemon.events(clock: clock)
+        let state = try await daemon.state()
+        let hub = Hub(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
+        self.hub = hub
+        engine = Task {
+            for await event in events {
+                switch event {
+                case .energy(let timed): hub.publish(timed)
+                case .state(let state): hub.set(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
+                }
+            }
+            hub.finishAll()
+        }
     }
 
     /// A fixture tree (`ROOT/sys`, `ROOT/proc`), polled.
@@ -95,6 +126,14 @@ public final class JouleProcessInfo: Sendable {
 
         init(lowPowerMode: Bool, thermalState: ThermalState) {
             state = Mutex(State(lowPowerMode: lowPowerMode, thermalState: thermalState))
+        }
+
+        /// New values without an event (a daemon's PropertiesChanged).
+        func set(lowPowerMode: Bool, thermalState: ThermalState) {
+            state.withLock { state in
+                state.lowPowerMode = lowPowerMode
+                state.thermalState = thermalState
+            }
         }
 
         func publish(_ event: TimedEvent) {

@@ -2,18 +2,23 @@ import ArgumentParser
 import JouleHardware
 import JoulePolicy
 
-/// `joule lowpower on|off|auto`: stores the Low Power Mode override; without an argument,
-/// prints the stored override.
-struct LowPowerCommand: ParsableCommand {
+/// `joule lowpower on|off|auto`: through joule daemon's SetLowPowerMode when it runs, else
+/// stores the Low Power Mode override; without an argument, prints the mode in force.
+struct LowPowerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lowpower",
         abstract: "Force Low Power Mode on or off, or let the battery decide (auto).",
         discussion: """
-            The choice is kept in $JOULE_STATE_DIR/lowpower (default $XDG_STATE_HOME/joule, \
-            else ~/.local/state/joule; /var/lib/joule as root). Missing or unreadable means auto.
+            When joule daemon owns org.joule.Energy1 on the session or system bus, the choice \
+            goes to it (SetLowPowerMode; on the system bus polkit decides who may, and a refusal \
+            exits 1), and without an argument the daemon's mode is printed: on or off when it was \
+            set by hand (LowPowerModeSource manual), else auto. \
+            Without the daemon, the choice is kept in $JOULE_STATE_DIR/lowpower (default \
+            $XDG_STATE_HOME/joule, else ~/.local/state/joule; /var/lib/joule as root). Missing or \
+            unreadable means auto.
             """)
 
-    @Argument(help: ArgumentHelp("on, off or auto; omit to show the stored choice.", valueName: "mode"))
+    @Argument(help: ArgumentHelp("on, off or auto; omit to show the current choice.", valueName: "mode"))
     var mode: String?
 
     func validate() throws {
@@ -25,12 +30,18 @@ struct LowPowerCommand: ParsableCommand {
     /// The override store for this user, or nil when no state directory can be formed.
     static func store() -> LowPowerOverrideStore? { LowPowerOverrideStore.forCurrentUser() }
 
-    func run() throws {
+    func run() async throws {
+        let value = mode.flatMap(LowPowerOverride.init(rawValue:))
+        if let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) {
+            try await throughDaemon(daemon, value)
+            await daemon.close()
+            return
+        }
         guard let store = Self.store() else {
             Console.error("joule: no state directory: set JOULE_STATE_DIR or HOME")
             throw ExitCode(1)
         }
-        guard let mode, let value = LowPowerOverride(rawValue: mode) else {
+        guard let value else {
             Console.out(store.load().rawValue)
             return
         }
@@ -41,5 +52,24 @@ struct LowPowerCommand: ParsableCommand {
             throw ExitCode(1)
         }
         Console.out("Low Power Mode: \(value.rawValue) (saved to \(store.path))")
+    }
+
+    private func throughDaemon(_ daemon: DaemonClient, _ value: LowPowerOverride?) async throws {
+        do throws(BusError) {
+            guard let value else {
+                Console.out(try await daemon.lowPowerOverride().rawValue)
+                return
+            }
+            try await daemon.setLowPowerMode(value)
+            Console.out("Low Power Mode: \(value.rawValue) (set through joule daemon)")
+        } catch {
+            if error.remoteName == "org.freedesktop.DBus.Error.AccessDenied", case .remote(_, _, _, let message) = error {
+                Console.error("joule: not authorised to set Low Power Mode: \(message)")
+            } else {
+                Console.error("joule: joule daemon: \(error)")
+            }
+            await daemon.close()
+            throw ExitCode(1)
+        }
     }
 }

@@ -3,13 +3,17 @@ import JouleHardware
 import JoulePolicy
 
 /// `joule status [--root DIR] [--json]`: one snapshot of power, thermal state and CPU.
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show batteries, line power, Low Power Mode, thermal state and CPU usage.",
         discussion: """
-            Without --root, devices come from libudev and CPU usage from two /proc/stat samples \
-            0.2 s apart. With --root, everything is read from a fixture tree (ROOT/sys, ROOT/proc).
+            When joule daemon owns org.joule.Energy1 on the session or system bus (and no --root \
+            is given), the snapshot is the daemon's (GetStatus): --json prints its object as is, \
+            with "source": "daemon", and the table adds why Low Power Mode is on and what it did \
+            to the machine. Otherwise joule reads the hardware itself ("source": "direct"): \
+            devices from libudev and CPU usage from two /proc/stat samples 0.2 s apart, or with \
+            --root everything from a fixture tree (ROOT/sys, ROOT/proc).
             Exit status: 0 on success (even when some sensors fail), 1 when the root cannot be read.
             """)
 
@@ -23,7 +27,18 @@ struct StatusCommand: ParsableCommand {
         if let root, root.isEmpty { throw ValidationError("--root needs a directory") }
     }
 
-    func run() throws {
+    func run() async throws {
+        if root == nil, let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) {
+            do {
+                try await fromDaemon(daemon)
+                await daemon.close()
+                return
+            } catch {
+                // The daemon left or answered nonsense: the hardware is still here to read.
+                Console.error("joule: joule daemon: \(error); reading the hardware directly")
+                await daemon.close()
+            }
+        }
         let devices = try DeviceRoot(root)
         let source = devices.source, procRoot = devices.procRoot
         // A fixture is static: sampling /proc/stat twice needs no wait there.
@@ -42,5 +57,25 @@ struct StatusCommand: ParsableCommand {
         } else {
             Console.out(StatusTable.render(report))
         }
+    }
+
+    /// The daemon's GetStatus, checked by decoding it; the table also needs its properties.
+    private func fromDaemon(_ daemon: DaemonClient) async throws {
+        let text = try await daemon.status()
+        let report = try StatusReport(json: text)
+        if json {
+            Console.out(text.trimmingWhitespace)
+        } else {
+            let state = try await daemon.state()
+            Console.out(StatusTable.render(report, daemon: .init(state: state, bus: daemon.bus)))
+        }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and newlines (no Foundation in the CLI).
+    var trimmingWhitespace: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
+        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }

@@ -4,17 +4,40 @@ import JoulePolicy
 /// The human-readable `joule status`, laid out like `upower -d` and `sensors`:
 /// one block per device, `unknown` wherever the hardware gave no value.
 enum StatusTable {
-    static func render(_ report: StatusReport) -> String {
+    /// What only a daemon's snapshot adds: its properties and where it was found.
+    struct Daemon {
+        var state: EnergyService.State
+        var bus: DaemonClient.Bus
+    }
+
+    /// The table; `daemon` adds the Low Power Mode source, the daemon line and the knob
+    /// actions (a direct reading has none of them, and its table stays as it was).
+    static func render(_ report: StatusReport, daemon: Daemon? = nil) -> String {
         var lines: [String] = []
+        var report = report
         let supplies = report.supplies
-        let lowPowerHow = report.lowPowerOverride == .auto ? "auto" : "forced \(report.lowPowerOverride.rawValue)"
+        var lowPowerHow = report.lowPowerOverride == .auto ? "auto" : "forced \(report.lowPowerOverride.rawValue)"
+        if let daemon {
+            lowPowerHow = daemon.state.source.rawValue
+            // The daemon's thresholds decide the level; the JSON does not carry it.
+            report.warningLevel = daemon.state.warningLevel
+        }
         lines.append("System")
+        if let daemon { lines.append(row("source", "joule daemon (\(daemon.bus.rawValue) bus)")) }
         lines.append(row("on battery", report.onBattery ? "yes" : "no"))
         lines.append(row("low power mode", "\(report.lowPowerMode ? "on" : "off") (\(lowPowerHow))"))
         var thermal = report.thermalState.description
         if let cause = report.thermalAssessment.cause { thermal += " (\(cause))" }
         lines.append(row("thermal state", thermal))
         lines.append(row("cpu", "\(report.cpuCores.map(String.init) ?? "unknown") cores, \(percent(report.cpuUsagePercent)) busy"))
+
+        if daemon != nil, !report.lowPowerActions.isEmpty {
+            lines.append("")
+            lines.append("Low Power Mode actions")
+            for action in report.lowPowerActions {
+                lines.append(row(action.knob, "\(action.original ?? "unknown") -> \(action.written), \(action.state)  (\(action.path))"))
+            }
+        }
 
         if let composite = supplies.composite {
             lines.append("")

@@ -14,7 +14,14 @@ struct WatchCommand: AsyncParsableCommand {
             powerSourceAdded, powerSourceRemoved or warningLevelChanged. Live, uevents from libudev \
             trigger reads at once; polling is adaptive (slow when stable, fast near thresholds and \
             after line changes). With --root the same engines poll the fixture tree. \
-            SIGINT or SIGTERM ends the watch with status 0.
+            When joule daemon owns org.joule.Energy1 on the session or system bus, watch follows \
+            it instead: the snapshot is the daemon's GetStatus ("source": "daemon") and the events \
+            are its PowerStateDidChange and ThermalStateDidChange signals, plus warningLevelChanged \
+            from its WarningLevel property, in the same line shapes; the daemon's config decides \
+            thresholds and polling. --root, --interval, --low-power-at, --low-power-off-at and \
+            --warning-levels configure engines of watch's own, so any of them makes watch read the \
+            hardware itself even when the daemon runs. If the daemon leaves the bus, watch exits \
+            with status 1. SIGINT or SIGTERM ends the watch with status 0.
             """)
 
     @Option(name: .long, help: ArgumentHelp("Read a fixture tree instead of the live system.", valueName: "dir"))
@@ -31,22 +38,35 @@ struct WatchCommand: AsyncParsableCommand {
         valueName: "cmd"))
     var exec: String?
 
-    @Option(name: .long, help: ArgumentHelp("Low Power Mode turns on when the batteries discharge to PCT.", valueName: "pct"))
-    var lowPowerAt: Double = LowPowerRule.thresholdPercent
+    // Optional so that a value given can be told from the default: given, watch runs its own engines.
+    @Option(name: .long, help: ArgumentHelp(
+        "Low Power Mode turns on when the batteries discharge to PCT (default: 20).", valueName: "pct"))
+    var lowPowerAt: Double?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Low Power Mode that turned itself on turns off once charging reaches PCT.", valueName: "pct"))
-    var lowPowerOffAt = 80.0
+        "Low Power Mode that turned itself on turns off once charging reaches PCT (default: 80).", valueName: "pct"))
+    var lowPowerOffAt: Double?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Battery warning levels low,critical,action in percent, only while discharging.", valueName: "l,c,a"))
-    var warningLevels = Spec<BatteryWarningThresholds>(argument: "20,5,2")
+        "Battery warning levels low,critical,action in percent, only while discharging (default: 20,5,2).",
+        valueName: "l,c,a"))
+    var warningLevels: Spec<BatteryWarningThresholds>?
+
+    static let defaultLowPowerAt = LowPowerRule.thresholdPercent
+    static let defaultLowPowerOffAt = 80.0
+
+    /// Whether an option that only watch's own engines understand was given.
+    var configuresEngines: Bool {
+        root != nil || interval != nil || lowPowerAt != nil || lowPowerOffAt != nil || warningLevels != nil
+    }
 
     func validate() throws {
+        let lowPowerAt = self.lowPowerAt ?? Self.defaultLowPowerAt
+        let lowPowerOffAt = self.lowPowerOffAt ?? Self.defaultLowPowerOffAt
         guard (0...100).contains(lowPowerAt), (0...100).contains(lowPowerOffAt), lowPowerOffAt > lowPowerAt else {
             throw ValidationError("--low-power-at and --low-power-off-at must be percentages with off-at above at")
         }
-        try warningLevels.check { _ in "--warning-levels must be three percentages, low ≥ critical ≥ action, like 20,5,2" }
+        try warningLevels?.check { _ in "--warning-levels must be three percentages, low ≥ critical ≥ action, like 20,5,2" }
         if let root, root.isEmpty { throw ValidationError("--root needs a directory") }
         if let interval, !(interval >= 0.05 && interval <= 86_400) {
             throw ValidationError("--interval must be between 0.05 and 86400 seconds, not \(interval)")
@@ -54,11 +74,14 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if !configuresEngines, let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) {
+            if try await follow(daemon) { return }
+        }
         var configuration = EnergyMonitor.Configuration()
         configuration.schedule.fixedInterval = interval.map { .seconds($0) }
-        configuration.power.lowPercent = lowPowerAt
-        configuration.power.restorePercent = lowPowerOffAt
-        if let levels = warningLevels.value {
+        configuration.power.lowPercent = lowPowerAt ?? Self.defaultLowPowerAt
+        configuration.power.restorePercent = lowPowerOffAt ?? Self.defaultLowPowerOffAt
+        if let levels = warningLevels?.value {
             configuration.power.warningLowPercent = levels.low
             configuration.power.warningCriticalPercent = levels.critical
             configuration.power.warningActionPercent = levels.action
@@ -95,6 +118,52 @@ struct WatchCommand: AsyncParsableCommand {
             }
         }
         await hooks?.finish()
+    }
+
+    /// Follows joule daemon: its snapshot, then its signals. False (after a note) when the
+    /// daemon cannot be read, so that watch reads the hardware itself.
+    private func follow(_ daemon: DaemonClient) async throws -> Bool {
+        let clock = SystemClock()
+        let events: AsyncStream<DaemonClient.Event>
+        let snapshot: JSONValue
+        let report: StatusReport
+        let state: EnergyService.State
+        do {
+            // Subscribed before the snapshot is taken, so no change falls between the two.
+            events = try await daemon.events(clock: clock)
+            snapshot = try JSONParser.parse(try await daemon.status())
+            report = try StatusReport(json: snapshot)
+            state = try await daemon.state()
+        } catch {
+            Console.error("joule: joule daemon: \(error); reading the hardware directly")
+            return false
+        }
+        let hooks = exec.map { HookRunner(command: $0, report: { Console.error("joule: \($0)") }) }
+        let json = self.json
+        let bus = daemon.bus
+        // The trap is set before the snapshot is printed, as above.
+        let left = try await SignalTrap.cancellingOnSignal {
+            if json {
+                var line: JSONObject = ["timestamp": .from(clock.now(), places: 3), "event": .string("snapshot")]
+                if case .object(let object) = snapshot { for (key, value) in object.entries { line[key] = value } }
+                Console.out(JSONValue.object(line).serialized)
+            } else {
+                Console.out(StatusTable.render(report, daemon: .init(state: state, bus: bus)))
+            }
+            for await event in events {
+                guard case .energy(let timed) = event else { continue }
+                Console.out(json ? JSONValue.object(timed.json).serialized : Self.describe(timed))
+                hooks?.run(environment: timed.environment)
+            }
+            return !Task.isCancelled
+        }
+        await hooks?.finish()
+        await daemon.close()
+        if left {
+            Console.error("joule: joule daemon left the bus")
+            throw ExitCode(1)
+        }
+        return true
     }
 
     /// One readable line per event.

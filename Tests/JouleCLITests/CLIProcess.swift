@@ -61,6 +61,9 @@ final class CLIProcess: @unchecked Sendable {
         return lines
     }
 
+    /// Whether joule has exited on its own (or been stopped).
+    var hasExited: Bool { !process.isRunning }
+
     /// Sends `signal` and waits for the exit status.
     func stop(_ signal: Int32 = SIGTERM) -> Int32 {
         if process.isRunning { kill(process.processIdentifier, signal) }

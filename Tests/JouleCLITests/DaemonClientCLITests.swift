@@ -1,0 +1,268 @@
+import Foundation
+import JouleHardware
+import JoulePolicy
+import JouleTesting
+import Synchronization
+import Testing
+
+/// `joule status`, `lowpower` and `watch` as clients of `joule daemon`: an `EnergyService`
+/// exported by the test on a private bus stands in for the daemon, found through
+/// DBUS_SYSTEM_BUS_ADDRESS with no session bus.
+@Suite(.serialized) struct DaemonClientCLITests {
+    static let fixture = StatusCLITests.fixture("thinkpad-t480-two-batteries-discharging")
+
+    final class FakeDaemon: Sendable {
+        let connection: BusConnection
+        let service: EnergyService
+        let recorded = Recorded()
+        var modes: [LowPowerOverride] { recorded.modes.withLock { $0 } }
+
+        final class Recorded: Sendable { let modes = Mutex<[LowPowerOverride]>([]) }
+        let status: String
+
+        init(address: String, initial: EnergyService.State, refuse: Bool = false, malformed: Bool = false) async throws {
+            // The daemon's GetStatus: a fixture's report with what only the daemon adds.
+            var report = try StatusReport.collect(
+                source: SysfsDeviceSource(root: DaemonCLITests.fixture), procRoot: DaemonCLITests.fixture,
+                lowPowerOverride: .auto, pause: {})
+            report.source = .daemon
+            report.lowPowerMode = initial.lowPowerMode
+            report.lowPowerActions = [
+                KnobOutcome(knob: "platformProfile", path: "/sys/firmware/acpi/platform_profile", original: "balanced", written: "low-power", state: .applied)
+            ]
+            var object = report.json
+            if malformed { object["composite"] = .string("full") }
+            let status = JSONValue.object(object).serialized
+            self.status = status
+            connection = try await BusConnection.open(address: address)
+            let recorded = self.recorded
+            service = try await EnergyService.export(
+                on: connection, initial: initial,
+                handlers: .init(
+                    setLowPowerMode: { mode, _ throws(BusMethodError) in
+                        if refuse { throw .accessDenied("Not authorized by polkit") }
+                        recorded.modes.withLock { $0.append(mode) }
+                    },
+                    status: { status }))
+            try await connection.requestName(EnergyService.busName)
+        }
+
+        func close() async { await connection.close() }
+    }
+
+    static func requireDaemon() throws {
+        if PrivateBusDaemon.executable == nil {
+            Issue.record("SKIPPED: dbus-daemon is not installed; run scripts/install-deps.sh")
+            throw PrivateBusDaemon.Failure.missing("see the issue above")
+        }
+    }
+
+    /// The test's environment with the private bus as the system bus and no session bus.
+    static func environment(_ bus: PrivateBusDaemon, state: URL) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+        environment["XDG_RUNTIME_DIR"] = nil
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus.address
+        environment["JOULE_STATE_DIR"] = state.path
+        return environment
+    }
+
+    /// Runs joule to its end without holding a thread of the pool, which answers the bus.
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> CLIHarness.Result {
+        let process = Process()
+        process.executableURL = CLIHarness.binary
+        process.arguments = arguments
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let collected = Mutex((out: Data(), err: Data()))
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            collected.withLock { $0.out.append(data) }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            collected.withLock { $0.err.append(data) }
+        }
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+        let restOut = out.fileHandleForReading.readDataToEndOfFile()
+        let restErr = err.fileHandleForReading.readDataToEndOfFile()
+        let (stdout, stderr) = collected.withLock { ($0.out + restOut, $0.err + restErr) }
+        return CLIHarness.Result(
+            status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A fresh bus, state directory and stand-in daemon for `body`.
+    static func withDaemon(
+        _ initial: EnergyService.State = .init(), refuse: Bool = false, malformed: Bool = false,
+        _ body: (FakeDaemon, [String: String]) async throws -> Void
+    ) async throws {
+        try requireDaemon()
+        let state = try StatusCLITests.cleanState()
+        defer { try? FileManager.default.removeItem(at: state.dir) }
+        try await PrivateBusDaemon.with { bus in
+            let daemon = try await FakeDaemon(address: bus.address, initial: initial, refuse: refuse, malformed: malformed)
+            try await body(daemon, environment(bus, state: state.dir))
+            await daemon.close()
+        }
+    }
+
+    @Test func statusJSONIsTheDaemonsObject() async throws {
+        try await Self.withDaemon { daemon, environment in
+            let result = try await Self.run(["status", "--json"], environment: environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout == daemon.status + "\n")
+            #expect(result.stdout.contains(#""source":"daemon""#))
+            #expect(result.stderr.isEmpty, "\(result.stderr)")
+        }
+    }
+
+    @Test func statusWithRootIgnoresTheDaemon() async throws {
+        try await Self.withDaemon { _, environment in
+            let result = try await Self.run(["status", "--json", "--root", Self.fixture], environment: environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout.contains(#""source":"direct""#))
+        }
+    }
+
+    /// A reply that does not decode is named by its key, and the hardware is read instead.
+    @Test func aMalformedStatusFallsBackToDirectNamingTheKey() async throws {
+        try await Self.withDaemon(malformed: true) { _, environment in
+            let result = try await Self.run(["status", "--json"], environment: environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout.contains(#""source":"direct""#))
+            #expect(result.stderr.contains("GetStatus") || result.stderr.contains("composite"), "\(result.stderr)")
+            #expect(result.stderr.contains("composite: expected an object"), "\(result.stderr)")
+            #expect(result.stderr.contains("reading the hardware directly"), "\(result.stderr)")
+        }
+    }
+
+    @Test func statusTableShowsTheDaemonsView() async throws {
+        var initial = EnergyService.State()
+        initial.lowPowerMode = true
+        initial.source = .manual
+        initial.warningLevel = .critical
+        try await Self.withDaemon(initial) { _, environment in
+            let result = try await Self.run(["status"], environment: environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            for line in [
+                "source              joule daemon (system bus)", "low power mode      on (manual)",
+                "Low Power Mode actions", "platformProfile     balanced -> low-power, applied",
+                "warning level       critical", "Battery BAT0", "Composite battery",
+            ] {
+                #expect(result.stdout.contains(line), "\(line) missing from\n\(result.stdout)")
+            }
+        }
+    }
+
+    @Test func lowpowerGoesThroughSetLowPowerMode() async throws {
+        var initial = EnergyService.State()
+        initial.source = .manual
+        try await Self.withDaemon(initial) { daemon, environment in
+            let result = try await Self.run(["lowpower", "on"], environment: environment)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout == "Low Power Mode: on (set through joule daemon)\n")
+            #expect(daemon.modes == [.on])
+            // Nothing was stored: the daemon holds the choice.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: environment["JOULE_STATE_DIR"]!).isEmpty)
+            // The mode shown is the daemon's: manual and off.
+            #expect(try await Self.run(["lowpower"], environment: environment).stdout == "off\n")
+            var next = initial
+            next.source = .auto
+            next.lowPowerMode = true
+            await daemon.service.update(next)
+            #expect(try await Self.run(["lowpower"], environment: environment).stdout == "auto\n")
+        }
+    }
+
+    @Test func lowpowerRefusedExitsOneWithTheDaemonsMessage() async throws {
+        try await Self.withDaemon(refuse: true) { daemon, environment in
+            let result = try await Self.run(["lowpower", "off"], environment: environment)
+            #expect(result.status == 1)
+            #expect(result.stderr == "joule: not authorised to set Low Power Mode: Not authorized by polkit\n")
+            #expect(result.stdout.isEmpty)
+            #expect(daemon.modes.isEmpty)
+        }
+    }
+
+    /// The next line of a running joule, polled so that no thread of the pool blocks.
+    static func nextLine(_ process: CLIProcess, timeout: Duration = .seconds(20)) async throws -> String? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = process.nextLine(timeout: 0) { return line }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    static func object(_ line: String?) throws -> [String: Any] {
+        let line = try #require(line, "no line")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+    }
+
+    @Test func watchFollowsTheDaemonsSignals() async throws {
+        try await Self.withDaemon { daemon, environment in
+            let log = environment["JOULE_STATE_DIR"]! + "/hook.log"
+            let watch = try CLIProcess(
+                ["watch", "--json", "--exec", "echo \"$JOULE_EVENT $JOULE_LOW_POWER $JOULE_REASON\" >> '\(log)'"],
+                environment: environment)
+            let snapshot = try Self.object(try await Self.nextLine(watch))
+            #expect(snapshot["event"] as? String == "snapshot")
+            #expect(snapshot["source"] as? String == "daemon")
+            #expect(snapshot["timestamp"] is Double || snapshot["timestamp"] is Int)
+            #expect((snapshot["batteries"] as? [Any])?.count == 2)
+
+            var next = EnergyService.State()
+            next.lowPowerMode = true
+            next.source = .manual
+            await daemon.service.update(next)
+            await daemon.service.powerStateDidChange(lowPowerMode: true, reason: "manual-on")
+            let line = try #require(try await Self.nextLine(watch))
+            let event = try Self.object(line)
+            #expect(event["event"] as? String == "powerStateDidChange")
+            #expect(event["lowPowerMode"] as? Bool == true && event["reason"] as? String == "manual-on")
+            #expect(line.hasPrefix(#"{"timestamp":"#) && line.hasSuffix(#","event":"powerStateDidChange","lowPowerMode":true,"reason":"manual-on"}"#), "\(line)")
+
+            await daemon.service.thermalStateDidChange(state: .serious, previous: .nominal, cause: "thermal_zone0")
+            let thermal = try Self.object(try await Self.nextLine(watch))
+            #expect(thermal["event"] as? String == "thermalStateDidChange")
+            #expect(thermal["state"] as? String == "serious" && thermal["previous"] as? String == "nominal")
+            #expect(thermal["cause"] as? String == "thermal_zone0")
+
+            #expect(watch.stop(SIGTERM) == 0)
+            let hooks = try String(contentsOfFile: log, encoding: .utf8)
+            #expect(hooks.contains("powerStateDidChange 1 manual-on"), "\(hooks)")
+        }
+    }
+
+    @Test func watchEndsWithStatusOneWhenTheDaemonLeaves() async throws {
+        try await Self.withDaemon { daemon, environment in
+            let watch = try CLIProcess(["watch", "--json"], environment: environment)
+            _ = try Self.object(try await Self.nextLine(watch))
+            await daemon.close()
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !watch.hasExited && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(watch.hasExited)
+            #expect(watch.stop(SIGTERM) == 1)
+            #expect(watch.pendingLines().isEmpty)
+        }
+    }
+
+    @Test func watchWithEngineOptionsReadsTheHardwareItself() async throws {
+        try await Self.withDaemon { _, environment in
+            let watch = try CLIProcess(["watch", "--json", "--root", Self.fixture, "--interval", "5"], environment: environment)
+            let snapshot = try Self.object(try await Self.nextLine(watch))
+            #expect(snapshot["source"] as? String == "direct")
+            #expect(watch.stop(SIGTERM) == 0)
+        }
+    }
+}
