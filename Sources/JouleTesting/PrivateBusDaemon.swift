@@ -40,6 +40,7 @@ public final class PrivateBusDaemon: Sendable {
               <listen>\(address)</listen>
               <auth>EXTERNAL</auth>
               <policy context="default">
+                <allow user="*"/>
                 <allow send_destination="*" eavesdrop="true"/>
                 <allow eavesdrop="true"/>
                 <allow own="*"/>

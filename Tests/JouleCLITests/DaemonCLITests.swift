@@ -180,7 +180,7 @@ struct DaemonCLITests {
         let process = try daemon.launch([])
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
-        #expect(daemon.log.contains("\(daemon.config):2:21: lowPowerMode.actuators: unknown actuator \"magic\""), "\(daemon.log)")
+        #expect(daemon.log.contains("\(daemon.config):2:22: lowPowerMode.actuators: unknown actuator \"magic\""), "\(daemon.log)")
     }
 
     @Test func aSecondDaemonExits1NamingTheOwnersPid() async throws {
@@ -219,9 +219,9 @@ struct DaemonCLITests {
         try await daemon.waitForLog("holding power-saver on net.hadess.PowerProfiles")
         let holds = try await Self.holds(ppd)
         #expect(holds.count == 1)
-        #expect(holds.first?.contains("\"Profile\": <\"power-saver\">") == true, "\(holds)")
-        #expect(holds.first?.contains("\"Reason\": <\"Low Power Mode\">") == true, "\(holds)")
-        #expect(holds.first?.contains("\"ApplicationId\": <\"joule\">") == true, "\(holds)")
+        for text in ["\"power-saver\"", "\"Low Power Mode\"", "\"joule\""] {
+            #expect(holds.first?.contains(text) == true, "\(holds)")
+        }
         #expect(try daemon.knobs.sysFiles() == before, "no knob is written while ppd runs")
         #expect(try await daemon.actions(on: client) == [])
 
@@ -308,7 +308,8 @@ struct DaemonCLITests {
             "--address=\(daemon.bus.address)", "call", "org.joule.Energy1", "/org/joule/Energy1", "org.joule.Energy1",
             "SetLowPowerMode", "s", "on"])
         #expect(denied.status != 0)
-        #expect(denied.output.contains("only root"), "\(denied.output)")
+        #expect(denied.output.contains("Access denied"), "\(denied.output)")
+        #expect(daemon.log.contains("SetLowPowerMode") == false, "a refused call never reaches the engine")
         let client = try await daemon.client()
         #expect(try await daemon.property("LowPowerMode", on: client) == .bool(false))
         _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)  // we are root

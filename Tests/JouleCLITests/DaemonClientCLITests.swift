@@ -23,7 +23,7 @@ import Testing
         init(address: String, initial: EnergyService.State, refuse: Bool = false, malformed: Bool = false) async throws {
             // The daemon's GetStatus: a fixture's report with what only the daemon adds.
             var report = try StatusReport.collect(
-                source: SysfsDeviceSource(root: DaemonCLITests.fixture), procRoot: DaemonCLITests.fixture,
+                source: SysfsDeviceSource(root: DaemonClientCLITests.fixture), procRoot: DaemonClientCLITests.fixture,
                 lowPowerOverride: .auto, pause: {})
             report.source = .daemon
             report.lowPowerMode = initial.lowPowerMode

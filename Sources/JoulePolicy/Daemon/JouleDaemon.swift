@@ -153,7 +153,9 @@ public actor JouleDaemon {
         let workloads = DaemonWorkloads(stateDirectory: options.stateDirectory, log: log)
         self.workloads = workloads
         await workloads.start(configuration, states: await states())
-        notifier.ready(status: await statusLine())
+        let ready = await statusLine()
+        notifier.ready(status: ready)
+        log("ready: \(ready)")
 
         await serve(engine: engine, signals: signals)
 
@@ -323,7 +325,7 @@ public actor JouleDaemon {
     private func authorizer(bus: BusConnection) -> CallerAuthorizer {
         switch options.bus {
         case .system: CallerAuthorizer(mode: .system, bus: bus)
-        case .session: CallerAuthorizer(mode: .session(uid: options.uid), bus: bus, polkitBus: systemBus)
+        case .session: CallerAuthorizer(mode: .session(uid: options.uid), bus: bus)
         }
     }
 
@@ -391,6 +393,12 @@ public actor JouleDaemon {
             // Choosing power-saver on the desktop also ends a manual "off".
             if on, await engine.lowPowerOverride == .off { try? await engine.setOverride(.auto) }
             await engine.setProfileRequest(on)
+            // Leaving power-saver while the battery rule still wants Low Power Mode: the user
+            // chose against it, and holding power-saver again would fight that choice.
+            if !on, await engine.lowPowerMode {
+                log("the user left power-saver while Low Power Mode was on: recorded as a manual choice")
+                try? await engine.setOverride(.off)
+            }
         }
     }
 }

@@ -18,7 +18,8 @@ public actor LowPowerActuation {
         case none
         /// The user picked a profile while joule held power-saver: a manual choice.
         case manualChoice(LowPowerOverride)
-        /// The user chose (true) or left (false) power-saver while joule held nothing.
+        /// The user chose (true) or left (false) power-saver while joule held nothing: only
+        /// on a change, so a service found in balanced says nothing.
         case profileRequest(Bool)
     }
 
@@ -37,6 +38,8 @@ public actor LowPowerActuation {
     private var holdPending = false
     private var knobsApplied = false
     private var wanted = false
+    /// The user chose power-saver themselves: Low Power Mode needs no hold of joule's then.
+    private var userPowerSaver = false
     /// The knobs' latest outcomes, for `lowPowerActions`.
     public private(set) var actions: [KnobOutcome] = []
     /// Knobs already reported as foreign, so each is logged once.
@@ -90,6 +93,7 @@ public actor LowPowerActuation {
             // Its holds died with it.
             cookie = nil
             holdPending = false
+            userPowerSaver = false
         }
         profiles = client
         await reconcile()
@@ -109,13 +113,17 @@ public actor LowPowerActuation {
     /// The service's active profile changed to `profile`.
     public func activeProfileChanged(_ profile: String) -> ProfileVerdict {
         if holdPending || cookie != nil { return .none }
-        return .profileRequest(profile == Self.powerSaver)
+        let chosen = profile == Self.powerSaver
+        guard chosen != userPowerSaver else { return .none }
+        userPowerSaver = chosen
+        return .profileRequest(chosen)
     }
 
     /// The service released hold `released` (the user picked `activeProfile`).
     public func profileReleased(_ released: UInt32, activeProfile: String?) -> ProfileVerdict {
         guard released == cookie else { return .none }
         cookie = nil
+        userPowerSaver = activeProfile == Self.powerSaver
         log("power-profiles-daemon released joule's power-saver hold: the user picked \(activeProfile ?? "another profile")")
         return .manualChoice(activeProfile == Self.powerSaver ? .on : .off)
     }
@@ -126,7 +134,7 @@ public actor LowPowerActuation {
         if !wanted || !viaKnobs, knobsApplied { restoreKnobs() }
         if !wanted || !viaProfiles { await releaseHold() }
         guard wanted else { return }
-        if viaProfiles, cookie == nil, let profiles {
+        if viaProfiles, cookie == nil, !userPowerSaver, let profiles {
             holdPending = true
             do {
                 cookie = try await profiles.hold(profile: Self.powerSaver, reason: Self.holdReason, applicationID: Self.applicationID)
