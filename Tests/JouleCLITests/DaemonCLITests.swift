@@ -203,6 +203,53 @@ struct DaemonCLITests {
         #expect(daemon.log.contains("no session bus"), "\(daemon.log)")
     }
 
+    /// Under systemd (Type=notify, WatchdogSec=): READY=1 with a STATUS= line once serving,
+    /// watchdog pings at half the interval, RELOADING=1 on SIGHUP, STOPPING=1 on SIGTERM.
+    @Test func tellsSystemdThroughSdNotify() async throws {
+        let daemon = try await DaemonHarness()
+        let socket = daemon.directory.appendingPathComponent("notify").path
+        let received = daemon.directory.appendingPathComponent("notify.log").path
+        let listener = Process()
+        listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        listener.arguments = ["-c", """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            s.bind(sys.argv[1])
+            out = open(sys.argv[2], "a", buffering=1)
+            out.write("LISTENING\\n")
+            while True:
+                out.write(s.recv(4096).decode().replace("\\n", "|") + "\\n")
+            """, socket, received]
+        // Its output must not hold the test's stdout open after the test.
+        listener.standardOutput = FileHandle.nullDevice
+        listener.standardError = FileHandle.nullDevice
+        try listener.run()
+        defer {
+            kill(listener.processIdentifier, SIGKILL)
+            listener.waitUntilExit()
+        }
+        func notes() -> String { (try? String(contentsOfFile: received, encoding: .utf8)) ?? "" }
+        for _ in 0..<100 where !notes().contains("LISTENING") { try await Task.sleep(for: .milliseconds(50)) }
+        var env = daemon.environment
+        env["NOTIFY_SOCKET"] = socket
+        env["WATCHDOG_USEC"] = "400000"
+        let process = try await daemon.start(environment: env)
+        func wait(_ text: String, count: Int = 1) async throws {
+            for _ in 0..<300 {
+                if notes().components(separatedBy: text).count - 1 >= count { return }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("never received \(text) ×\(count): \(notes())")
+        }
+        try await wait("READY=1|STATUS=Low Power Mode on (auto), thermal nominal, battery 14 % discharging, 6 knobs applied")
+        try await wait("WATCHDOG=1", count: 3)
+        kill(process.processIdentifier, SIGHUP)
+        try await wait("RELOADING=1")
+        try await wait("READY=1", count: 2)
+        #expect(daemon.stop() == 0)
+        try await wait("STOPPING=1")
+    }
+
     // MARK: power-profiles-daemon (dbusmock)
 
     /// With power-profiles-daemon on the bus, Low Power Mode is a power-saver hold and joule

@@ -70,8 +70,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// Parses config text; `file` names it in errors and resolves a relative `enforce.policy`.
     public static func parse(yaml: String, file: String) throws(ConfigurationError) -> DaemonConfiguration {
-        guard let root = try YAMLReader.compose(yaml: yaml, file: file) else { return DaemonConfiguration() }
-        var configuration = try DaemonConfigurationReader(yaml: YAMLReader(file: file)).configuration(root)
+        var configuration = DaemonConfiguration()
+        if let root = try YAMLReader.compose(yaml: yaml, file: file) {
+            configuration = try DaemonConfigurationReader(yaml: YAMLReader(file: file)).configuration(root)
+        }
         configuration.file = file
         return configuration
     }

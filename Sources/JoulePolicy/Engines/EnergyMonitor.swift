@@ -186,9 +186,12 @@ public actor EnergyMonitor {
     /// One wakeup: reads what is due (or what a uevent names), updates the machines, emits.
     private func handle(_ reason: Wake, emit: @Sendable (TimedEvent) async -> Void) async {
         let now = clock.now()
-        var readPower = now >= nextPowerRead
+        // Reads due soon ride along with this wakeup (not with a fixed interval, which
+        // promises its own cadence).
+        let slack = configuration.schedule.fixedInterval == nil ? configuration.schedule.coalescing.inSeconds : 0
+        var readPower = now + slack >= nextPowerRead
         if case .input = reason { readPower = true }
-        var readThermal = now >= nextThermalRead
+        var readThermal = now + slack >= nextThermalRead
         if case .device(let event) = reason {
             // A uevent may add or remove a device: enumerate again rather than refresh.
             if event.subsystem == "power_supply" {

@@ -15,7 +15,9 @@ public struct PollSchedule: Sendable, Hashable {
     public var powerNearThreshold: Duration = .seconds(5)
     /// Within this many percentage points of a battery threshold counts as near.
     public var nearThresholdPercent = 1.0
-    public var thermalFar: Duration = .seconds(10)
+    /// As UPower's battery poll: far from every threshold, one wakeup in 30 s reads both
+    /// (see `coalescing`); within `thermalNearWithinC` the 2 s poll takes over.
+    public var thermalFar: Duration = .seconds(30)
     public var thermalNear: Duration = .seconds(2)
     /// Within this many °C of a thermal threshold counts as near.
     public var thermalNearWithinC = 5.0
@@ -23,6 +25,10 @@ public struct PollSchedule: Sendable, Hashable {
     /// so an immediate second sample catches it; kept this short so a real change is still
     /// announced within one poll interval.
     public var thermalConfirm: Duration = .milliseconds(5)
+
+    /// A read due within this much of another wakeup is done in that wakeup: two timers
+    /// 30 s apart but out of phase would wake twice as often.
+    public var coalescing: Duration = .seconds(5)
 
     public init(fixedInterval: Duration? = nil) {
         self.fixedInterval = fixedInterval
