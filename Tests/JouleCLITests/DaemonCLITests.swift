@@ -1,5 +1,6 @@
 import Foundation
 import JouleHardware
+import JoulePolicy
 import JouleTesting
 import Testing
 
@@ -203,6 +204,63 @@ struct DaemonCLITests {
         #expect(daemon.log.contains("no session bus"), "\(daemon.log)")
     }
 
+    /// The config's enforce policy runs inside the daemon on the daemon's engine: Low Power
+    /// Mode pauses the deferrable class, turning it off resumes it, and so does SIGTERM.
+    @Test func theEnforcePolicyFollowsTheDaemonsLowPowerMode() async throws {
+        let daemon = try await DaemonHarness()
+        let sleeper = try Sleeper()
+        defer { sleeper.end() }
+        try daemon.writeConfig("""
+            enforce:
+              classes:
+                sync:
+                  level: deferrable
+                  match:
+                    - process: \(sleeper.name)
+            """)
+        try await daemon.start()
+        #expect(sleeper.wait(stopped: true), "\(daemon.log)")
+        try await daemon.waitForLog("enforce: {")
+        let client = try await daemon.client()
+        _ = try await daemon.call("SetLowPowerMode", [.string("off")], on: client)
+        #expect(sleeper.wait(stopped: false), "\(daemon.log)")
+        _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)
+        #expect(sleeper.wait(stopped: true), "\(daemon.log)")
+        await client.close()
+        #expect(daemon.stop() == 0)
+        #expect(sleeper.wait(stopped: false), "SIGTERM resumes what the daemon paused: \(daemon.log)")
+    }
+
+    /// A `cpuMonitor` watch runs inside the daemon: a busy loop over its limit leaves a report
+    /// in the state directory's reports.
+    @Test func aCPUMonitorWatchRunsInsideTheDaemon() async throws {
+        let daemon = try await DaemonHarness(fixture: "dell-latitude-7490-full-on-ac")
+        let name = "jspin" + UUID().uuidString.prefix(6).lowercased()
+        try FileManager.default.createSymbolicLink(atPath: daemon.directory.appendingPathComponent(name).path, withDestinationPath: "/bin/sh")
+        let spinner = Process()
+        spinner.executableURL = daemon.directory.appendingPathComponent(name)
+        spinner.arguments = ["-c", "while :; do :; done"]
+        try spinner.run()
+        defer {
+            kill(spinner.processIdentifier, SIGKILL)
+            spinner.waitUntilExit()
+        }
+        try daemon.writeConfig("""
+            cpuMonitor:
+              - match: ["^\(name)$"]
+                limit: 20
+                window: 1
+                action: report
+            """)
+        try await daemon.start()
+        try await daemon.waitForLog("cpuMonitor[0]: watching \(name) [\(spinner.processIdentifier)]")
+        try await daemon.waitForLog("cpuMonitor[0]: EXC_RESOURCE CPU \(name) [\(spinner.processIdentifier)]")
+        let reports = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/reports")
+        #expect(!reports.isEmpty)
+        #expect(spinner.isRunning, "action report never signals")
+        #expect(daemon.stop() == 0)
+    }
+
     /// Under systemd (Type=notify, WatchdogSec=): READY=1 with a STATUS= line once serving,
     /// watchdog pings at half the interval, RELOADING=1 on SIGHUP, STOPPING=1 on SIGTERM.
     @Test func tellsSystemdThroughSdNotify() async throws {
@@ -317,6 +375,30 @@ struct DaemonCLITests {
         try await daemon.waitForProperty("LowPowerMode", .bool(false), on: client)
         await client.close()
         #expect(daemon.stop() == 0)
+    }
+
+    /// The real power-profiles-daemon (scripts/fetch-ppd.sh, under umockdev on the private
+    /// bus): joule's hold switches it to power-saver, and kill -9 of joule drops the hold, as
+    /// ppd drops the holds of a connection that goes away.
+    @Test(.enabled(if: PowerProfilesDaemonProcess.isAvailable, "needs power-profiles-daemon (JOULE_PPD, make test sets it)"))
+    func realPowerProfilesDaemonDropsTheHoldWhenJouleIsKilled() async throws {
+        let daemon = try await DaemonHarness()
+        let ppd = try await PowerProfilesDaemonProcess(address: daemon.bus.address)
+        defer { ppd.stop() }
+        let observer = try await daemon.client()
+        try await daemon.start()
+        try await daemon.waitForLog("holding power-saver on ")
+        let client = try #require(await PowerProfilesClient.find(on: observer))
+        #expect(try await client.activeProfile() == "power-saver")
+        daemon.stop(SIGKILL)
+        var active = ""
+        for _ in 0..<100 {
+            active = try await client.activeProfile()
+            if active != "power-saver" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(active == "balanced", "ppd kept joule's hold after joule died: \(ppd.output)")
+        await observer.close()
     }
 
     // MARK: polkit (dbusmock)
