@@ -11,43 +11,20 @@ import Testing
 @Suite(.serialized) struct DaemonClientCLITests {
     static let fixture = StatusCLITests.fixture("thinkpad-t480-two-batteries-discharging")
 
-    final class FakeDaemon: Sendable {
-        let connection: BusConnection
-        let service: EnergyService
-        let recorded = Recorded()
-        var modes: [LowPowerOverride] { recorded.modes.withLock { $0 } }
+    typealias FakeDaemon = StandInEnergyDaemon
 
-        final class Recorded: Sendable { let modes = Mutex<[LowPowerOverride]>([]) }
-        let status: String
-
-        init(address: String, initial: EnergyService.State, refuse: Bool = false, malformed: Bool = false) async throws {
-            // The daemon's GetStatus: a fixture's report with what only the daemon adds.
-            var report = try StatusReport.collect(
-                source: SysfsDeviceSource(root: DaemonClientCLITests.fixture), procRoot: DaemonClientCLITests.fixture,
-                lowPowerOverride: .auto, pause: {})
-            report.source = .daemon
-            report.lowPowerMode = initial.lowPowerMode
-            report.lowPowerActions = [
-                KnobOutcome(knob: "platformProfile", path: "/sys/firmware/acpi/platform_profile", original: "balanced", written: "low-power", state: .applied)
-            ]
-            var object = report.json
-            if malformed { object["composite"] = .string("full") }
-            let status = JSONValue.object(object).serialized
-            self.status = status
-            connection = try await BusConnection.open(address: address)
-            let recorded = self.recorded
-            service = try await EnergyService.export(
-                on: connection, initial: initial,
-                handlers: .init(
-                    setLowPowerMode: { mode, _ throws(BusMethodError) in
-                        if refuse { throw .accessDenied("Not authorized by polkit") }
-                        recorded.modes.withLock { $0.append(mode) }
-                    },
-                    status: { status }))
-            try await connection.requestName(EnergyService.busName)
-        }
-
-        func close() async { await connection.close() }
+    /// The daemon's GetStatus for `initial`: a fixture's report with what only the daemon adds.
+    static func daemonStatus(_ initial: EnergyService.State, malformed: Bool) throws -> String {
+        var report = try StatusReport.collect(
+            source: SysfsDeviceSource(root: fixture), procRoot: fixture, lowPowerOverride: .auto, pause: {})
+        report.source = .daemon
+        report.lowPowerMode = initial.lowPowerMode
+        report.lowPowerActions = [
+            KnobOutcome(knob: "platformProfile", path: "/sys/firmware/acpi/platform_profile", original: "balanced", written: "low-power", state: .applied)
+        ]
+        var object = report.json
+        if malformed { object["composite"] = .string("full") }
+        return JSONValue.object(object).serialized
     }
 
     static func requireDaemon() throws {
@@ -110,7 +87,8 @@ import Testing
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         try await PrivateBusDaemon.with { bus in
-            let daemon = try await FakeDaemon(address: bus.address, initial: initial, refuse: refuse, malformed: malformed)
+            let daemon = try await FakeDaemon(
+                address: bus.address, initial: initial, status: try daemonStatus(initial, malformed: malformed), refuse: refuse)
             try await body(daemon, environment(bus, state: state.dir))
             await daemon.close()
         }

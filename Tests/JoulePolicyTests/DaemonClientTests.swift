@@ -8,31 +8,7 @@ import Testing
 /// The client side of `org.joule.Energy1`, against an `EnergyService` the test exports on a
 /// private dbus-daemon (standing in for `joule daemon`).
 @Suite(.serialized) struct DaemonClientTests {
-    /// A stand-in daemon: the real EnergyService object, owning the name.
-    final class FakeDaemon: Sendable {
-        let connection: BusConnection
-        let service: EnergyService
-        let recorded = Recorded()
-        var modes: [LowPowerOverride] { recorded.modes.withLock { $0 } }
-
-        final class Recorded: Sendable { let modes = Mutex<[LowPowerOverride]>([]) }
-
-        init(address: String, initial: EnergyService.State = .init(), status: String = "{}", refuse: Bool = false) async throws {
-            connection = try await BusConnection.open(address: address)
-            let recorded = self.recorded
-            service = try await EnergyService.export(
-                on: connection, initial: initial,
-                handlers: .init(
-                    setLowPowerMode: { mode, _ throws(BusMethodError) in
-                        if refuse { throw .accessDenied("polkit said no") }
-                        recorded.modes.withLock { $0.append(mode) }
-                    },
-                    status: { status }))
-            try await connection.requestName(EnergyService.busName)
-        }
-
-        func close() async { await connection.close() }
-    }
+    typealias FakeDaemon = StandInEnergyDaemon
 
     static func requireDaemon() throws {
         if PrivateBusDaemon.executable == nil {
@@ -142,7 +118,7 @@ import Testing
                 Issue.record("not refused")
             } catch let error as BusError {
                 #expect(error.remoteName == "org.freedesktop.DBus.Error.AccessDenied")
-                #expect("\(error)".contains("polkit said no"))
+                #expect("\(error)".contains("Not authorized by polkit"))
             }
             await client.close()
             await daemon.close()
