@@ -308,6 +308,25 @@ struct DaemonCLITests {
         try await wait("STOPPING=1")
     }
 
+    /// `--session` serves on the session bus (here the private bus as DBUS_SESSION_BUS_ADDRESS,
+    /// no system bus at all), and the session's user may set Low Power Mode.
+    @Test func sessionModeServesOnTheSessionBus() async throws {
+        let daemon = try await DaemonHarness(fixture: "dell-latitude-7490-full-on-ac")
+        var env = daemon.environment
+        env["DBUS_SESSION_BUS_ADDRESS"] = daemon.bus.address
+        env["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=" + daemon.directory.appendingPathComponent("no-system-bus").path
+        try await daemon.start(["--session"], environment: env)
+        #expect(daemon.log.contains("on the session bus"), "\(daemon.log)")
+        #expect(daemon.log.contains("no system bus, so no power-profiles-daemon"), "\(daemon.log)")
+        let client = try await daemon.client()
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(false))
+        _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(true))
+        #expect(try await daemon.property("LowPowerModeSource", on: client) == .string("manual"))
+        await client.close()
+        #expect(daemon.stop() == 0)
+    }
+
     // MARK: power-profiles-daemon (dbusmock)
 
     /// With power-profiles-daemon on the bus, Low Power Mode is a power-saver hold and joule
