@@ -35,6 +35,37 @@ struct NetworkReadingTests {
         #expect(DefaultRoute.parse(Self.header + Self.line("lo", destination: "0000007F", metric: 0, mask: "000000FF")) == nil)
     }
 
+    static let ipv6Table = """
+        fd000000000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth0
+        00000000000000000000000000000000 00 00000000000000000000000000000000 00 fe800000000000000000000000000001 00000400 00000002 00000000 00000003    wwan0
+        00000000000000000000000000000000 00 00000000000000000000000000000000 00 fe800000000000000000000000000001 00000258 00000002 00000000 00000003    wlan0
+        00000000000000000000000000000001 80 00000000000000000000000000000000 00 00000000000000000000000000000000 00000000 00000002 00000000 80200001       lo
+        00000000000000000000000000000000 00 00000000000000000000000000000000 00 00000000000000000000000000000000 ffffffff 00000001 00000000 00200200       lo
+
+        """
+
+    @Test func theIPv6DefaultRouteSkipsTheUnreachableOne() {
+        #expect(DefaultRoute.parseIPv6(Self.ipv6Table) == DefaultRoute(interface: "wlan0", metric: 0x258))
+        // Only the kernel's unreachable default: none.
+        let unreachable = Self.ipv6Table.split(separator: "\n").filter { $0.hasSuffix(" lo") || $0.hasPrefix("fd") }.joined(separator: "\n")
+        #expect(DefaultRoute.parseIPv6(unreachable) == nil)
+        #expect(DefaultRoute.parseIPv6("") == nil)
+    }
+
+    @Test func anUnreachableIPv4DefaultIsNoRoute() {
+        #expect(DefaultRoute.parse(Self.header + Self.line("*", gateway: "00000000", flags: "0201", metric: 0)) == nil)
+    }
+
+    @Test func anIPv6OnlyNetworkUsesTheIPv6Table() throws {
+        let tree = try ProcTree()
+        try tree.write("proc/net/route", Self.header)
+        try tree.write("proc/net/ipv6_route", Self.ipv6Table)
+        #expect(try DefaultRoute.read(root: FileRoot(tree.path)) == DefaultRoute(interface: "wlan0", metric: 0x258))
+        // IPv4's default wins when there is one.
+        try tree.write("proc/net/route", Self.header + Self.line("wwan0", metric: 900))
+        #expect(try DefaultRoute.read(root: FileRoot(tree.path))?.interface == "wwan0")
+    }
+
     @Test func readsTheFixtureRouteTable() throws {
         let tree = try ProcTree()
         try tree.write("proc/net/route", Self.header + Self.line("wwan0", metric: 700) + Self.line("wlan0", metric: 600))

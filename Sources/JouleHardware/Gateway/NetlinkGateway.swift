@@ -50,10 +50,11 @@ enum NetlinkGateway {
                 throw HardwareError(operation: "poll", path: "netlink:route", errno: .current)
             }
             if fds[1].revents != 0 { return }
-            if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && fds[0].revents & Int16(POLLIN) == 0 {
+            if fds[0].revents & Int16(POLLNVAL) != 0 {
                 throw HardwareError(operation: "poll", path: "netlink:route", detail: "netlink socket closed")
             }
             // Drain the burst (an interface going down sends a link message and one per route).
+            // POLLERR is an overrun: the recv below returns ENOBUFS once and clears it.
             var changed = false
             while true {
                 let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))

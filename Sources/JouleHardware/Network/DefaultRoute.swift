@@ -1,6 +1,7 @@
-/// The IPv4 default route the kernel would use: the interface of the lowest-metric `0.0.0.0/0`
-/// entry in `ROOT/proc/net/route` that is up. What decides, without NetworkManager, which link a
-/// transfer would travel over.
+/// The default route the kernel would use: the interface of the lowest-metric `0.0.0.0/0`
+/// entry in `ROOT/proc/net/route` that is up, or, on an IPv6-only network (common on cellular),
+/// the lowest-metric `::/0` entry of `ROOT/proc/net/ipv6_route`. What decides, without
+/// NetworkManager, which link a transfer would travel over.
 public struct DefaultRoute: Sendable, Hashable {
     public var interface: String
     public var metric: Int
@@ -10,8 +11,10 @@ public struct DefaultRoute: Sendable, Hashable {
         self.metric = metric
     }
 
-    /// RTF_UP in the Flags column (hex).
+    /// RTF_UP and RTF_REJECT (an `unreachable`/`prohibit` default routes nothing) in the
+    /// Flags column (hex).
     static let upFlag = 0x0001
+    static let rejectFlag = 0x0200
 
     /// The default route in `/proc/net/route` text, or nil when there is none. Pure: the header
     /// line and malformed lines are skipped; on equal metrics the first line wins, as the
@@ -25,7 +28,7 @@ public struct DefaultRoute: Sendable, Hashable {
                 let destination = UInt32(fields[1], radix: 16), let flags = Int(fields[3], radix: 16),
                 let metric = Int(fields[6]), let mask = UInt32(fields[7], radix: 16)
             else { continue }
-            guard destination == 0, mask == 0, flags & upFlag != 0 else { continue }
+            guard destination == 0, mask == 0, flags & upFlag != 0, flags & rejectFlag == 0 else { continue }
             if best == nil || metric < best!.metric {
                 best = DefaultRoute(interface: String(fields[0]), metric: metric)
             }
@@ -33,9 +36,31 @@ public struct DefaultRoute: Sendable, Hashable {
         return best
     }
 
-    /// Reads `ROOT/proc/net/route`; nil when there is no default route. Throws when the file
-    /// cannot be read (no /proc, or no IPv4 in this kernel).
+    /// The IPv6 default route in `/proc/net/ipv6_route` text (destination, prefix length,
+    /// source, source prefix length, next hop, metric, refcount, use, flags, interface; numbers
+    /// in hex), or nil. Pure, with the same rules as `parse`: the kernel's `lo` entry for an
+    /// unreachable default carries RTF_REJECT and is skipped.
+    public static func parseIPv6(_ text: String) -> DefaultRoute? {
+        var best: DefaultRoute?
+        for line in text.split(separator: "\n") {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count >= 10, fields[0].allSatisfy({ $0 == "0" }), fields[0].count == 32, fields[1] == "00",
+                let metric = UInt32(fields[5], radix: 16), let flags = Int(fields[8], radix: 16)
+            else { continue }
+            guard flags & upFlag != 0, flags & rejectFlag == 0 else { continue }
+            if best == nil || Int(metric) < best!.metric {
+                best = DefaultRoute(interface: String(fields[9]), metric: Int(metric))
+            }
+        }
+        return best
+    }
+
+    /// Reads `ROOT/proc/net/route`, then `ROOT/proc/net/ipv6_route` when IPv4 has no default
+    /// route (a missing IPv6 table counts as none); nil when neither has one. Throws when the
+    /// IPv4 table cannot be read (no /proc).
     public static func read(root: FileRoot = .live) throws(HardwareError) -> DefaultRoute? {
-        parse(try Syscalls.readText(root.path("/proc/net/route")))
+        if let route = parse(try Syscalls.readText(root.path("/proc/net/route"))) { return route }
+        guard let table = try? Syscalls.readText(root.path("/proc/net/ipv6_route")) else { return nil }
+        return parseIPv6(table)
     }
 }
