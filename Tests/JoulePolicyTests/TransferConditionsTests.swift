@@ -1,3 +1,4 @@
+import Foundation
 import JouleHardware
 import JoulePolicy
 import Testing
@@ -101,5 +102,48 @@ struct TransferConditionsTests {
     @Test func fileSpaceFromTheHardwareReading() {
         let space = TransferConditions.FileSpace(FileSystem.Space(free: 7, total: 9))
         #expect(space == TransferConditions.FileSpace(freeBytes: 7, totalBytes: 9))
+    }
+}
+
+/// The same rules on the engines' readings of the fixture machines in hw-fixtures/.
+struct TransferConditionsFixtureTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("hw-fixtures").path
+
+    static func environment(_ machine: String, metered: Bool = false) throws -> TransferConditions.Environment {
+        let root = fixtures + "/" + machine
+        let report = try StatusReport.collect(
+            source: SysfsDeviceSource(root: root), procRoot: root, lowPowerOverride: .auto, pause: {})
+        return TransferConditions.Environment(report: report, metered: metered, space: TransferConditionsTests.roomy, now: 1000)
+    }
+
+    static let discretionary = TransferConditions.Requirements(discretionary: true)
+
+    @Test func onACWithABatteryThatSaysUnknownIsOnAC() throws {
+        // The battery's status is "Unknown" (a charge threshold), the adapter is online.
+        let environment = try Self.environment("lenovo-ideapad-unknown-status-on-ac")
+        #expect(environment.lineOnline)
+        #expect(TransferConditions.unmet(Self.discretionary, in: environment).isEmpty)
+        #expect(TransferConditions.unmet(Self.discretionary, in: try Self.environment("dell-latitude-7490-full-on-ac")).isEmpty)
+    }
+
+    @Test func aLowBatteryOffACWaitsForBoth() throws {
+        let environment = try Self.environment("dell-xps-13-low-battery-discharging")
+        let unmet = TransferConditions.unmet(Self.discretionary, in: environment)
+        #expect(unmet.starts(with: [.ac, .battery]))
+        #expect(TransferConditions.unmet(TransferConditions.Requirements(), in: environment).isEmpty)
+    }
+
+    @Test func anOverheatedMachineHoldsDiscretionaryTransfers() throws {
+        let environment = try Self.environment("hp-zbook-overheated-fan-active")
+        #expect(environment.thermalState > .fair)
+        #expect(TransferConditions.unmet(Self.discretionary, in: environment).contains(.thermal))
+    }
+
+    @Test func noBatteryIsNeverLow() throws {
+        let environment = try Self.environment("raspberry-pi-4-no-battery", metered: true)
+        #expect(environment.batteryPercentage == nil)
+        #expect(!TransferConditions.unmet(Self.discretionary, in: environment).contains(.battery))
+        #expect(TransferConditions.unmet(TransferConditions.Requirements(unmeteredOnly: true), in: environment) == [.unmetered])
     }
 }

@@ -115,3 +115,14 @@ extension TransferConditions.FileSpace {
         self.init(freeBytes: space.free, totalBytes: space.total)
     }
 }
+
+extension TransferConditions.Environment {
+    /// The power and thermal half from an engine snapshot: a line source online (never the
+    /// battery's status), the composite percentage (nil without a battery), Low Power Mode and
+    /// the thermal state as the engines decided them.
+    public init(report: StatusReport, metered: Bool, space: TransferConditions.FileSpace?, now: Double) {
+        self.init(
+            lineOnline: report.supplies.lineOnline, batteryPercentage: report.supplies.composite?.percentage,
+            lowPowerMode: report.lowPowerMode, thermalState: report.thermalState, metered: metered, space: space, now: now)
+    }
+}
