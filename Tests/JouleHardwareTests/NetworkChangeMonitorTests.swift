@@ -86,6 +86,27 @@ struct NetworkChangeMonitorTests {
         #expect(await counter.wait { $0.ticks > before })
     }
 
+    /// Asleep in poll(2): with nothing changing (TEST-NET routes are only touched by the tests
+    /// of this serialized suite), the thread does not wake at all.
+    @Test func anIdleMonitorDoesNotWake() async throws {
+        let monitor = try NetworkChangeMonitor()
+        defer { monitor.stop() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(monitor.wakeups == 0)
+    }
+
+    @Test(.enabled(if: canChangeRoutes, "needs CAP_NET_ADMIN and ip(8) to change a route"))
+    func eachChangeWakesItOnceOrTwice() async throws {
+        let monitor = try NetworkChangeMonitor()
+        defer { monitor.stop() }
+        let counter = TickCounter(monitor.changes)
+        #expect(Self.ip(["route", "add", "blackhole", "203.0.113.253/32"]) == 0)
+        #expect(Self.ip(["route", "del", "blackhole", "203.0.113.253/32"]) == 0)
+        #expect(await counter.wait { $0.ticks >= 1 })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(monitor.wakeups >= 1 && monitor.wakeups <= 2)
+    }
+
     @Test func stopEndsTheStream() async throws {
         let monitor = try NetworkChangeMonitor()
         let counter = TickCounter(monitor.changes)

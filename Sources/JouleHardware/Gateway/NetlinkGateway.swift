@@ -23,11 +23,11 @@ enum NetlinkGateway {
 
     /// Opens the socket, subscribes to `groups`, calls `ready`, then sleeps in poll(2) until the
     /// socket has messages (`onChange` once per burst, whatever they say) or `stopFD` turns
-    /// readable. Blocks: run it on a thread of its own. A receive-buffer overrun (ENOBUFS)
+    /// readable; `onWake` counts every return from poll(2) but the last. Blocks: run it on a thread of its own. A receive-buffer overrun (ENOBUFS)
     /// means messages were lost, which still means something changed.
     static func runRouteMonitor(
         groups: UInt32 = linkGroup | ipv4RouteGroup | ipv6RouteGroup, stopFD: Int32, ready: () -> Void,
-        onChange: () -> Void
+        onWake: () -> Void = {}, onChange: () -> Void
     ) throws(HardwareError) {
         let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)  // NETLINK_ROUTE
         guard fd >= 0 else { throw HardwareError(operation: "socket(AF_NETLINK)", path: "netlink:route", errno: .current) }
@@ -50,6 +50,7 @@ enum NetlinkGateway {
                 throw HardwareError(operation: "poll", path: "netlink:route", errno: .current)
             }
             if fds[1].revents != 0 { return }
+            onWake()
             if fds[0].revents & Int16(POLLNVAL) != 0 {
                 throw HardwareError(operation: "poll", path: "netlink:route", detail: "netlink socket closed")
             }

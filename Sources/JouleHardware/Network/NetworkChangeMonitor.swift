@@ -10,6 +10,17 @@ public final class NetworkChangeMonitor: Sendable {
     public let changes: AsyncStream<Void>
     private let wake: (read: Int32, write: Int32)
     private let stopped = Mutex(false)
+    private let pollReturns: Counter
+
+    /// How often the thread has come back from poll(2) for the socket: flat while nothing
+    /// changes, for tests and `make bench` of frugality.
+    public var wakeups: Int { pollReturns.value }
+
+    private final class Counter: Sendable {
+        private let count = Atomic<Int>(0)
+        func increment() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
 
     /// Starts listening; returns once the socket is subscribed (a change after this returns is
     /// never missed), or throws why it cannot (no netlink, e.g. in a restricted sandbox).
@@ -20,10 +31,12 @@ public final class NetworkChangeMonitor: Sendable {
         let started = DispatchSemaphore(value: 0)
         let failure = Mutex<HardwareError?>(nil)
         let stopFD = wake.read
+        let counter = Counter()
+        pollReturns = counter
         let thread = Thread {
             do throws(HardwareError) {
                 try NetlinkGateway.runRouteMonitor(
-                    stopFD: stopFD, ready: { started.signal() }, onChange: { continuation.yield(()) })
+                    stopFD: stopFD, ready: { started.signal() }, onWake: { counter.increment() }, onChange: { continuation.yield(()) })
             } catch {
                 failure.withLock { $0 = error }
                 started.signal()
