@@ -71,6 +71,19 @@ import Testing
         #expect(throws: SQLiteError.self) {
             try store.database.execute("UPDATE transfers SET state = 'waiting' WHERE id = ?", [.text(first.id)])
         }
+        var upload = Self.download("/srv/d.iso")
+        upload.method = .put
+        #expect(throws: TransferStoreError.invalid("a PUT uploads a file: it needs an upload source and no destination")) {
+            try store.add(upload)
+        }
+        upload.method = .get
+        upload.uploadSource = "/tmp/x"
+        #expect(throws: TransferStoreError.invalid("a GET downloads to a destination: it needs one and no upload source")) {
+            try store.add(upload)
+        }
+        #expect(throws: TransferStoreError.invalid("byte counts and attempts cannot be negative")) {
+            try store.update(second.id) { $0.durableBytes = -1 }
+        }
         #expect(throws: TransferStoreError.invalid("a transfer with this id already exists")) {
             try store.add(Self.download("/srv/c.iso", id: first.id))
         }

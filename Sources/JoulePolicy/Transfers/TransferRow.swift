@@ -20,6 +20,17 @@ enum TransferRow {
 
     /// The values in `columns` order.
     static func values(_ t: Transfer) throws(TransferStoreError) -> [SQLiteValue] {
+        // The table's CHECKs refuse these too; here they get a sentence instead of sqlite's.
+        if t.method.isUpload {
+            guard t.uploadSource != nil, t.destination == nil else {
+                throw .invalid("a \(t.method.rawValue) uploads a file: it needs an upload source and no destination")
+            }
+        } else if t.destination == nil || t.uploadSource != nil {
+            throw .invalid("a GET downloads to a destination: it needs one and no upload source")
+        }
+        guard t.durableBytes >= 0, t.attemptsWithoutProgress >= 0, (t.validators.totalLength ?? 0) >= 0 else {
+            throw .invalid("byte counts and attempts cannot be negative")
+        }
         var stateTime: Double?
         var failure: String?
         switch t.state {
