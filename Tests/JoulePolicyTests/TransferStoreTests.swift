@@ -33,7 +33,7 @@ import Testing
             sessionIdentifier: "org.example.sync", createdAt: 1_700_000_000.25, beginAfter: 1_700_000_600, deadline: 1_700_604_800.5,
             validators: TransferValidators(strongETag: "\"abc\"", lastModified: "Wed, 21 Oct 2015 07:28:00 GMT", totalLength: 5_000_000_000),
             durableBytes: 4_294_967_296, attemptsWithoutProgress: 3, lastError: "connection reset",
-            state: .waiting(unmet: ["ac", "unmetered", "batch"]))
+            state: .waiting(unmet: [.ac, .unmetered, .batch]))
         try store.add(full)
         #expect(try store.get(full.id) == full)
         let states: [TransferState] = [
@@ -159,7 +159,7 @@ import Testing
         do {
             let store = try TransferStore(path: scratch.database)
             var running = Self.download("/a"); running.state = .running; running.durableBytes = 42
-            var waiting = Self.download("/b"); waiting.state = .waiting(unmet: ["ac"])
+            var waiting = Self.download("/b"); waiting.state = .waiting(unmet: [.ac])
             try store.add(running)
             try store.add(waiting)
             id = running.id
@@ -232,7 +232,7 @@ import Testing
 
     @Test func theJSONObjectFollowsTheContract() {
         var t = Self.download("/srv/a.iso", id: "id-1", created: 1_700_000_000)
-        t.state = .waiting(unmet: ["ac", "unmetered"])
+        t.state = .waiting(unmet: [.ac, .unmetered])
         t.requirements.discretionary = true
         #expect(t.json.serialized == """
             {"id":"id-1","url":"https://example.org/file.iso","destination":"/srv/a.iso","state":"waiting",\

@@ -11,6 +11,9 @@ enum NetlinkGateway {
     static let linkGroup: UInt32 = 0x1
     static let ipv4RouteGroup: UInt32 = 0x40
     static let ipv6RouteGroup: UInt32 = 0x400
+    /// SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK (asm-generic values, as on x86 and arm): Glibc's
+    /// `__socket_type` enum does not import in every module configuration of this package.
+    private static let socketType: Int32 = 3 | 0o2000000 | 0o4000
 
     /// `struct sockaddr_nl` (linux/netlink.h, not imported either): family, pad, port id,
     /// groups; 12 bytes with the same layout in Swift.
@@ -29,7 +32,7 @@ enum NetlinkGateway {
         groups: UInt32 = linkGroup | ipv4RouteGroup | ipv6RouteGroup, stopFD: Int32, ready: () -> Void,
         onWake: () -> Void = {}, onChange: () -> Void
     ) throws(HardwareError) {
-        let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)  // NETLINK_ROUTE
+        let fd = socket(AF_NETLINK, socketType, 0)  // NETLINK_ROUTE
         guard fd >= 0 else { throw HardwareError(operation: "socket(AF_NETLINK)", path: "netlink:route", errno: .current) }
         defer { Glibc.close(fd) }
         var address = NetlinkAddress(family: UInt16(AF_NETLINK), groups: groups)

@@ -14,7 +14,7 @@ extension Transfer {
             "url": .string(url),
             "destination": .from(destination),
             "state": .string(state.name),
-            "waitingFor": .array(state.waitingFor.map(JSONValue.string)),
+            "waitingFor": .array(state.waitingFor.map { .string($0.rawValue) }),
             "discretionary": .bool(requirements.discretionary),
             "priority": .string(priority.rawValue),
             "batch": .from(batch),

@@ -47,7 +47,7 @@ enum TransferRow {
             .from(t.sessionIdentifier), .real(t.createdAt), .from(t.beginAfter), .real(t.deadline),
             .from(t.validators.strongETag), .from(t.validators.lastModified), .from(t.validators.totalLength),
             .integer(t.durableBytes), .integer(Int64(t.attemptsWithoutProgress)), .from(t.lastError),
-            .text(t.state.name), .text(t.state.waitingFor.joined(separator: " ")), .from(stateTime), .from(failure),
+            .text(t.state.name), .text(t.state.waitingFor.map(\.rawValue).joined(separator: " ")), .from(stateTime), .from(failure),
         ]
     }
 
@@ -91,7 +91,13 @@ enum TransferRow {
         let stateTime = row["state_time"].double
         let state: TransferState
         switch try text("state") {
-        case "waiting": state = .waiting(unmet: (row["waiting_for"].text ?? "").split(separator: " ").map(String.init))
+        case "waiting":
+            var unmet: [TransferCondition] = []
+            for word in (row["waiting_for"].text ?? "").split(separator: " ") {
+                guard let condition = TransferCondition(rawValue: String(word)) else { throw fail("waiting_for") }
+                unmet.append(condition)
+            }
+            state = .waiting(unmet: unmet)
         case "running": state = .running
         case "suspended": state = .suspended(until: stateTime)
         case "retrying":

@@ -4,7 +4,7 @@ public enum TransferState: Sendable, Hashable, CustomStringConvertible {
     /// Not started, or not restarted: the unmet conditions, as their JSON words (`ac`,
     /// `unmetered`, `battery`, `lowPowerMode`, `thermal`, `storage`, `beginAfter`, `batch`),
     /// in that order.
-    case waiting(unmet: [String])
+    case waiting(unmet: [TransferCondition])
     case running
     /// Stopped without counting an attempt: a condition was lost mid-transfer (`until` nil:
     /// resume when conditions return) or throughput fell below the floor (`until`: not before
@@ -50,7 +50,7 @@ public enum TransferState: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The unmet conditions while waiting; empty otherwise.
-    public var waitingFor: [String] { if case .waiting(let unmet) = self { unmet } else { [] } }
+    public var waitingFor: [TransferCondition] { if case .waiting(let unmet) = self { unmet } else { [] } }
 
     public var description: String { name }
 }
