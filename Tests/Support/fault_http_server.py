@@ -22,6 +22,7 @@ a fault says otherwise. Faults are query parameters:
   hang=1          read the request, then never answer
 """
 import json
+import signal
 import socket
 import sys
 import threading
@@ -118,6 +119,9 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
+# The test process may start us with SIGTERM blocked or ignored; stop when told to.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 server = Server(("127.0.0.1", 0), Handler)
 print(server.server_address[1], flush=True)
 server.serve_forever()
