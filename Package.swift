@@ -31,6 +31,9 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", path: "CModules/CCrypto",
             pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", path: "CModules/CSQLite",
+            pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // What Swift cannot import from sd-bus: the vtable macros.
         .target(name: "CSdBusShims", dependencies: ["CSystemd"], path: "CModules/CSdBusShims"),
         // What Swift cannot import (pidfd_open, pidfd_send_signal through syscall(2)).
@@ -39,7 +42,7 @@ let package = Package(
         .target(
             name: "JouleHardware",
             dependencies: [
-                "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CCrypto",
+                "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CCrypto", "CSQLite",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // State engines and enforcement; never touches a file descriptor or C pointer itself.

@@ -215,6 +215,20 @@ extension Syscalls {
     }
 }
 
+// MARK: file systems
+
+extension Syscalls {
+    /// statvfs(2): bytes available to unprivileged users (f_bavail, what a transfer written as
+    /// its owner may use; root's reserve is not counted) and the file system's size, both in
+    /// fragment units (f_frsize) as df counts them.
+    static func fileSystemSpace(_ path: String) throws(HardwareError) -> (available: UInt64, total: UInt64) {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { throw HardwareError(operation: "statvfs", path: path, errno: .current) }
+        let unit = UInt64(info.f_frsize != 0 ? info.f_frsize : info.f_bsize)
+        return (UInt64(info.f_bavail) * unit, UInt64(info.f_blocks) * unit)
+    }
+}
+
 // MARK: event loops
 
 extension Syscalls {

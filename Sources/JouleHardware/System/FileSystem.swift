@@ -41,4 +41,23 @@ public enum FileSystem {
 
     /// The owner UID of `path`, nil when it cannot be stat'ed.
     public static func owner(of path: String) -> UInt32? { Syscalls.fileOwner(path) }
+
+    /// Space on the file system holding a path.
+    public struct Space: Sendable, Hashable {
+        /// Bytes an unprivileged writer may still use (statvfs f_bavail).
+        public var free: UInt64
+        /// The file system's size in bytes.
+        public var total: UInt64
+
+        public init(free: UInt64, total: UInt64) {
+            self.free = free
+            self.total = total
+        }
+    }
+
+    /// statvfs(2) of `path` (any existing file or directory on the file system).
+    public static func freeSpace(_ path: String) throws(HardwareError) -> Space {
+        let space = try Syscalls.fileSystemSpace(path)
+        return Space(free: space.available, total: space.total)
+    }
 }
