@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTesting"]),
         .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTesting"]),
         // Against Tests/Support/fault_http_server.py, a local server with injected faults.
-        .testTarget(name: "JouleTransfersTests", dependencies: ["JouleTransfers", "JouleTesting"]),
+        .testTarget(name: "JouleTransfersTests", dependencies: ["JouleTransfers", "JoulePolicy", "JouleTesting"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an
         // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.
         .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting", "JoulePolicy", "JouleHardware"]),

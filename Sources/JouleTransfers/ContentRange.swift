@@ -1,3 +1,5 @@
+import JoulePolicy
+
 /// A `Content-Range` header value (RFC 9110 §14.4): `bytes N-M/L`, `bytes N-M/*` or, on a
 /// 416, `bytes */L`. Pure parser; nil for anything else.
 public enum ContentRange: Sendable, Equatable {
@@ -29,11 +31,5 @@ public enum ContentRange: Sendable, Equatable {
     private static func number(_ text: Substring) -> Int64? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
         return Int64(text)
-    }
-}
-
-extension StringProtocol {
-    var trimmingSpaces: String {
-        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
     }
 }

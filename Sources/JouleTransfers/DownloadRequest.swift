@@ -1,3 +1,4 @@
+import JoulePolicy
 /// One download as the queue stores it, handed to `HTTPRangeDownloader.attempt`.
 public struct DownloadRequest: Sendable, Equatable {
     public var url: String
@@ -9,7 +10,7 @@ public struct DownloadRequest: Sendable, Equatable {
     /// Lowercase hex SHA-256 the finished file must have, when given.
     public var sha256: String?
     /// What the `.part` file was written under, and how much of it is durable.
-    public var validators: ResumeValidators
+    public var validators: TransferValidators
     public var durableBytes: Int64
 
     public struct HeaderField: Sendable, Equatable {
@@ -23,7 +24,7 @@ public struct DownloadRequest: Sendable, Equatable {
 
     public init(
         url: String, headers: [HeaderField] = [], destination: String, sha256: String? = nil,
-        validators: ResumeValidators = ResumeValidators(), durableBytes: Int64 = 0
+        validators: TransferValidators = TransferValidators(), durableBytes: Int64 = 0
     ) {
         self.url = url
         self.headers = headers
@@ -34,17 +35,4 @@ public struct DownloadRequest: Sendable, Equatable {
     }
 
     public var partPath: String { destination + ".part" }
-}
-
-/// Reported after each fsync: the queue commits these together (one transaction) before the
-/// downloader writes on. A new representation is reported at 0 bytes before its first write,
-/// so a crash can never pair old validators with new bytes.
-public struct DurableProgress: Sendable, Equatable {
-    public var durableBytes: Int64
-    public var validators: ResumeValidators
-
-    public init(durableBytes: Int64, validators: ResumeValidators) {
-        self.durableBytes = durableBytes
-        self.validators = validators
-    }
 }

@@ -1,3 +1,4 @@
+import JoulePolicy
 import AsyncHTTPClient
 import JouleHardware
 import NIOCore
@@ -34,10 +35,10 @@ public final class HTTPRangeDownloader: Sendable {
     /// has committed what it reported.
     public func attempt(
         _ request: DownloadRequest, onDurable: @escaping @Sendable (DurableProgress) async -> Void
-    ) async -> DownloadAttemptResult {
+    ) async -> TransferAttemptResult {
         let counter = ByteCounter()
         let tuning = self.tuning
-        return await withTaskGroup(of: DownloadAttemptResult?.self) { group in
+        return await withTaskGroup(of: TransferAttemptResult?.self) { group in
             group.addTask { await self.run(request, counter: counter, onDurable: onDurable) }
             group.addTask {
                 // The watchdog: nil when the floor was broken, never returns otherwise.
@@ -49,7 +50,7 @@ public final class HTTPRangeDownloader: Sendable {
                     if Task.isCancelled { break }
                     if meter.record(time: (clock.now - start).inSeconds, bytes: counter.value) { return nil }
                 }
-                return DownloadAttemptResult(outcome: .suspended(reason: "cancelled"), durableBytes: 0, validators: ResumeValidators(), progressed: false)
+                return TransferAttemptResult(outcome: .suspended(reason: "cancelled"), durableBytes: 0, validators: TransferValidators(), progressed: false)
             }
             let first = await group.next()!
             group.cancelAll()
@@ -70,12 +71,12 @@ public final class HTTPRangeDownloader: Sendable {
     /// The attempt itself; never throws: every failure becomes an outcome.
     private func run(
         _ request: DownloadRequest, counter: ByteCounter, onDurable: @escaping @Sendable (DurableProgress) async -> Void
-    ) async -> DownloadAttemptResult {
+    ) async -> TransferAttemptResult {
         let startDurable = request.durableBytes
         var validators = request.validators
         var durable = request.durableBytes
-        func result(_ outcome: DownloadOutcome) -> DownloadAttemptResult {
-            DownloadAttemptResult(outcome: outcome, durableBytes: durable, validators: validators, progressed: durable > startDurable)
+        func result(_ outcome: TransferOutcome) -> TransferAttemptResult {
+            TransferAttemptResult(outcome: outcome, durableBytes: durable, validators: validators, progressed: durable > startDurable)
         }
         let part: PartFile
         do {
@@ -140,7 +141,7 @@ public final class HTTPRangeDownloader: Sendable {
                     try part.truncate(to: 0)
                     try part.sync()
                     durable = 0
-                    validators = ResumeValidators()
+                    validators = TransferValidators()
                     await onDurable(DurableProgress(durableBytes: 0, validators: validators))
                     resumeFrom = 0
                     continue
@@ -181,9 +182,9 @@ public final class HTTPRangeDownloader: Sendable {
 
     /// Length and sha256 checks, then the rename into place.
     private func finish(
-        _ request: DownloadRequest, part: PartFile, size: Int64, validators: ResumeValidators,
-        result: (DownloadOutcome) -> DownloadAttemptResult
-    ) async throws(HardwareError) -> DownloadAttemptResult {
+        _ request: DownloadRequest, part: PartFile, size: Int64, validators: TransferValidators,
+        result: (TransferOutcome) -> TransferAttemptResult
+    ) async throws(HardwareError) -> TransferAttemptResult {
         if let total = validators.totalLength, size != total {
             return result(.retry(reason: "body ended at \(size) of \(total) bytes", retryAfter: nil))
         }
@@ -207,7 +208,7 @@ public final class HTTPRangeDownloader: Sendable {
     }
 
     /// Thrown errors: the request itself is wrong (fatal) or the network failed (retry).
-    private func classify(_ error: any Error) -> DownloadOutcome {
+    private func classify(_ error: any Error) -> TransferOutcome {
         if let error = error as? HTTPClientError {
             let fatal: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme, .redirectCycleDetected]
             if error == .redirectLimitReached { return .failed(reason: "more than \(tuning.maxRedirects) redirects") }

@@ -1,10 +1,11 @@
+import JoulePolicy
 /// What to do with a response head before writing a byte of its body (issue 13, "HTTP,
 /// correctly"). Pure: status, the few headers that matter, the offset asked for and the stored
 /// validators in; a verdict out.
 public enum ResponseHeadCheck: Sendable, Equatable {
     /// Write the body at `offset` (0 after a 200, N after an accepted 206), expecting the
     /// representation described by `validators`.
-    case write(offset: Int64, validators: ResumeValidators)
+    case write(offset: Int64, validators: TransferValidators)
     /// A 416 `bytes */L` with L equal to the bytes already kept: the file is complete.
     case alreadyComplete
     /// The partial answer cannot be trusted: truncate the `.part` file and ask again from 0.
@@ -41,15 +42,15 @@ public enum ResponseHeadCheck: Sendable, Equatable {
     /// - Parameters:
     ///   - requestedOffset: N of `Range: bytes=N-`, or 0 when no Range was sent.
     ///   - stored: the validators the `.part` file was written under (ignored when N is 0).
-    public static func evaluate(_ head: Head, requestedOffset: Int64, stored: ResumeValidators) -> ResponseHeadCheck {
+    public static func evaluate(_ head: Head, requestedOffset: Int64, stored: TransferValidators) -> ResponseHeadCheck {
         if let encoding = head.contentEncoding?.trimmingSpaces.lowercased(), !encoding.isEmpty, encoding != "identity" {
             // We asked for identity; a coded body's bytes are not the file's bytes at any offset.
             return .retry(reason: "unexpected Content-Encoding \(encoding)", retryAfter: nil)
         }
         switch head.status {
         case 200:
-            let fresh = ResumeValidators(
-                strongETag: ResumeValidators.strong(head.etag), lastModified: head.lastModified,
+            let fresh = TransferValidators(
+                strongETag: TransferValidators.strong(head.etag), lastModified: head.lastModified,
                 totalLength: head.contentLength)
             return .write(offset: 0, validators: fresh)
         case 206:
@@ -63,7 +64,7 @@ public enum ResponseHeadCheck: Sendable, Equatable {
             guard let known = stored.totalLength, length == known else {
                 return .restart(reason: "206 Content-Range \(text) does not match the known length \(stored.totalLength.map(String.init) ?? "unknown")")
             }
-            if let stored = stored.strongETag, let sent = ResumeValidators.strong(head.etag), sent != stored {
+            if let stored = stored.strongETag, let sent = TransferValidators.strong(head.etag), sent != stored {
                 return .restart(reason: "206 with ETag \(sent), expected \(stored)")
             }
             return .write(offset: requestedOffset, validators: stored)

@@ -1,3 +1,4 @@
+import JoulePolicy
 import JouleHardware
 import Synchronization
 

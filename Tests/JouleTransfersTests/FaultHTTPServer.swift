@@ -1,7 +1,7 @@
+import JoulePolicy
 import Foundation
 import JouleTransfers
 
-typealias JouleTransfersDurable = DurableProgress
 
 /// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log.
 final class FaultHTTPServer: @unchecked Sendable {
@@ -79,7 +79,7 @@ final class DurableLog: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [(Int64, String?)] = []
 
-    func record(_ progress: JouleTransfersDurable) {
+    func record(_ progress: DurableProgress) {
         lock.lock()
         entries.append((progress.durableBytes, progress.validators.strongETag))
         lock.unlock()

@@ -1,3 +1,4 @@
+import JoulePolicy
 import JouleHardware
 import Testing
 @testable import JouleTransfers
@@ -18,16 +19,16 @@ import Testing
 }
 
 @Suite struct ResponseHeadCheckTests {
-    let stored = ResumeValidators(strongETag: "\"a\"", lastModified: nil, totalLength: 1000)
+    let stored = TransferValidators(strongETag: "\"a\"", lastModified: nil, totalLength: 1000)
 
     @Test func twoHundredRestartsAtZeroWithTheNewValidators() {
         let head = ResponseHeadCheck.Head(status: 200, contentLength: 1000, etag: "W/\"weak\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(ResponseHeadCheck.evaluate(head, requestedOffset: 400, stored: stored)
-            == .write(offset: 0, validators: ResumeValidators(strongETag: nil, lastModified: "Sun, 06 Nov 1994 08:49:37 GMT", totalLength: 1000)))
+            == .write(offset: 0, validators: TransferValidators(strongETag: nil, lastModified: "Sun, 06 Nov 1994 08:49:37 GMT", totalLength: 1000)))
     }
 
     @Test func partialAcceptedOnlyAtTheOffsetWithTheKnownLength() {
-        func check(_ range: String?, etag: String? = "\"a\"", offset: Int64 = 400, stored: ResumeValidators? = nil) -> ResponseHeadCheck {
+        func check(_ range: String?, etag: String? = "\"a\"", offset: Int64 = 400, stored: TransferValidators? = nil) -> ResponseHeadCheck {
             ResponseHeadCheck.evaluate(.init(status: 206, contentRange: range, etag: etag), requestedOffset: offset, stored: stored ?? self.stored)
         }
         #expect(check("bytes 400-999/1000") == .write(offset: 400, validators: stored))
@@ -37,7 +38,7 @@ import Testing
         #expect(check(nil).isRestart)
         #expect(check("bytes 400-999/1000", etag: "\"b\"").isRestart)
         #expect(check("bytes 0-999/1000", offset: 0).isRestart)
-        #expect(check("bytes 400-999/1000", stored: ResumeValidators(strongETag: "\"a\"")).isRestart)
+        #expect(check("bytes 400-999/1000", stored: TransferValidators(strongETag: "\"a\"")).isRestart)
     }
 
     @Test func fourSixteenCompleteOnlyWhenTheLengthIsWhatWeHave() {
@@ -52,7 +53,7 @@ import Testing
 
     @Test func statusClasses() {
         func check(_ status: Int, retryAfter: String? = nil) -> ResponseHeadCheck {
-            ResponseHeadCheck.evaluate(.init(status: status, retryAfter: retryAfter), requestedOffset: 0, stored: ResumeValidators())
+            ResponseHeadCheck.evaluate(.init(status: status, retryAfter: retryAfter), requestedOffset: 0, stored: TransferValidators())
         }
         #expect(check(404) == .fail(reason: "HTTP 404"))
         #expect(check(403) == .fail(reason: "HTTP 403"))
@@ -60,7 +61,7 @@ import Testing
         #expect(check(429, retryAfter: "7") == .retry(reason: "HTTP 429", retryAfter: "7"))
         #expect(check(503, retryAfter: "120") == .retry(reason: "HTTP 503", retryAfter: "120"))
         #expect(check(304) == .retry(reason: "unexpected HTTP 304", retryAfter: nil))
-        let gzip = ResponseHeadCheck.evaluate(.init(status: 200, contentEncoding: "gzip"), requestedOffset: 0, stored: ResumeValidators())
+        let gzip = ResponseHeadCheck.evaluate(.init(status: 200, contentEncoding: "gzip"), requestedOffset: 0, stored: TransferValidators())
         #expect(gzip == .retry(reason: "unexpected Content-Encoding gzip", retryAfter: nil))
     }
 }
@@ -85,7 +86,7 @@ extension ResponseHeadCheck {
 
 @Suite struct RetryPolicyTests {
     let policy = RetryPolicy()
-    let none = DownloadAttemptResult(outcome: .retry(reason: "reset", retryAfter: nil), durableBytes: 0, validators: ResumeValidators(), progressed: false)
+    let none = TransferAttemptResult(outcome: .retry(reason: "reset", retryAfter: nil), durableBytes: 0, validators: TransferValidators(), progressed: false)
 
     @Test func exponentialFromThirtySecondsCappedAtFiveHoursWithJitter() {
         #expect(policy.backoff(attempt: 1, random: 0.5) == .seconds(30))

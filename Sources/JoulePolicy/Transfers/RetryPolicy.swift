@@ -37,7 +37,7 @@ public struct RetryPolicy: Sendable, Equatable {
     ///   - attemptsWithoutProgress: the stored count before this attempt.
     ///   - deadline: created + timeout (Unix seconds).
     public func decide(
-        after result: DownloadAttemptResult, attemptsWithoutProgress: Int, now: Double, deadline: Double, random: Double
+        after result: TransferAttemptResult, attemptsWithoutProgress: Int, now: Double, deadline: Double, random: Double
     ) -> Decision {
         switch result.outcome {
         case .completed:

@@ -1,6 +1,6 @@
 /// The HTTP and retry thresholds of deferred transfers. Field names are the binding config
 /// keys under `transfers:` (issue 13), so tests can shrink them; defaults are the issue's.
-public struct TransferTuning: Sendable, Equatable {
+public struct TransferTuning: Sendable, Hashable {
     /// First retry delay; doubles per attempt without progress.
     public var retryInitial: Duration = .seconds(30)
     /// Cap of the exponential delay (5 h).
