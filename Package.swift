@@ -7,11 +7,13 @@ let package = Package(
         .executable(name: "joule", targets: ["joule"]),
         .library(name: "JouleHardware", targets: ["JouleHardware"]),
         .library(name: "JoulePolicy", targets: ["JoulePolicy"]),
+        .library(name: "JouleTransfers", targets: ["JouleTransfers"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
     ],
     targets: [
         // C libraries only: module maps and tiny shims, no logic.
@@ -24,6 +26,11 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", path: "CModules/CSystemd",
             pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // System libcrypto for SHA-256 (EVP): NIOSSL's BoringSSL is not a product, and
+        // swift-crypto would build a second BoringSSL.
+        .systemLibrary(
+            name: "CCrypto", path: "CModules/CCrypto",
+            pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CSQLite", path: "CModules/CSQLite",
             pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -35,13 +42,21 @@ let package = Package(
         .target(
             name: "JouleHardware",
             dependencies: [
-                "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CSQLite",
+                "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CCrypto", "CSQLite",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // State engines and enforcement; never touches a file descriptor or C pointer itself.
         .target(
             name: "JoulePolicy",
             dependencies: ["JouleHardware", .product(name: "Yams", package: "Yams")]),
+        // Deferred transfers' HTTP (resumable downloads, retry policy). The only target that
+        // imports AsyncHTTPClient, so the rest of the package does not build against NIO.
+        .target(
+            name: "JouleTransfers",
+            dependencies: [
+                "JoulePolicy", "JouleHardware",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]),
         // Argument parsing and printing only.
         .executableTarget(
             name: "joule",
@@ -56,6 +71,8 @@ let package = Package(
         .target(name: "JouleTesting", dependencies: ["JoulePolicy", "JouleHardware"]),
         .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTesting"]),
         .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTesting"]),
+        // Against Tests/Support/fault_http_server.py, a local server with injected faults.
+        .testTarget(name: "JouleTransfersTests", dependencies: ["JouleTransfers", "JoulePolicy", "JouleTesting"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an
         // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.
         .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting", "JoulePolicy", "JouleHardware"]),

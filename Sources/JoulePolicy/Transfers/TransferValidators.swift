@@ -14,4 +14,14 @@ public struct TransferValidators: Sendable, Hashable {
         self.lastModified = lastModified
         self.totalLength = totalLength
     }
+
+    /// The If-Range value: the strong ETag, else Last-Modified; nil when neither exists, and
+    /// then there is no safe resume.
+    public var ifRange: String? { strongETag ?? lastModified }
+
+    /// A response's ETag when it is strong.
+    public static func strong(_ etag: String?) -> String? {
+        guard let etag = etag?.trimmingSpaces, etag.hasPrefix("\""), etag.count >= 2, etag.hasSuffix("\"") else { return nil }
+        return etag
+    }
 }

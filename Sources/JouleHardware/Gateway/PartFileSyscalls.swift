@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import SystemPackage
+
+/// Positioned writes, truncation and renames for resumable downloads (`PartFile`). Kept apart
+/// from Syscalls.swift so the transfer pieces can be reviewed on their own.
+extension Syscalls {
+    /// open(2) read-write with O_CREAT (mode 0644), never truncating: a `.part` file keeps
+    /// what earlier attempts wrote.
+    static func openForUpdate(_ path: String) throws(HardwareError) -> Int32 {
+        try open(path, .readWrite, options: .create, permissions: [.ownerReadWrite, .groupRead, .otherRead])
+    }
+
+    /// pwrite(2) of every byte at `offset`, across short writes and EINTR.
+    static func pwriteAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(HardwareError) {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw HardwareError(operation: "pwrite", path: path, errno: .current)
+            }
+            done += n
+        }
+    }
+
+    /// ftruncate(2).
+    static func truncate(_ fd: Int32, to length: Int64, path: String) throws(HardwareError) {
+        while Glibc.ftruncate(fd, off_t(length)) != 0 {
+            if errno == EINTR { continue }
+            throw HardwareError(operation: "ftruncate", path: path, errno: .current)
+        }
+    }
+
+    /// fstat(2) size in bytes.
+    static func fileSize(_ fd: Int32, path: String) throws(HardwareError) -> Int64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw HardwareError(operation: "fstat", path: path, errno: .current) }
+        return Int64(info.st_size)
+    }
+
+    /// rename(2), then fsync of the target's directory so the new name survives a crash.
+    static func renameDurably(_ from: String, to: String) throws(HardwareError) {
+        guard Glibc.rename(from, to) == 0 else {
+            throw HardwareError(operation: "rename", path: "\(from) -> \(to)", errno: .current)
+        }
+        let directory = to.lastIndex(of: "/").map { String(to[..<$0]) } ?? "."
+        if let dirfd = try? openDirectory(directory.isEmpty ? "/" : directory) {
+            _ = fsync(dirfd)
+            close(dirfd)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// Incremental SHA-256 (system libcrypto), for verifying a finished download against the
+/// digest its owner gave. Not Sendable: one task feeds it.
+public final class SHA256Hasher {
+    private let context: DigestGateway.Context
+    private var finished = false
+
+    public init() {
+        guard let context = DigestGateway.makeSHA256() else { fatalError("libcrypto: cannot allocate an EVP_MD_CTX") }
+        self.context = context
+    }
+
+    deinit { DigestGateway.free(context) }
+
+    public func update(_ bytes: UnsafeRawBufferPointer) {
+        precondition(!finished, "SHA256Hasher used after finalize()")
+        DigestGateway.update(context, bytes)
+    }
+
+    public func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+
+    /// The digest as 64 lowercase hex digits.
+    public func finalize() -> String {
+        precondition(!finished, "SHA256Hasher finalized twice")
+        finished = true
+        return DigestGateway.finish(context).map { byte in
+            let hex = Array("0123456789abcdef".utf8)
+            return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+        }.joined()
+    }
+
+    /// The hex digest of a whole file's bytes, read in 1 MiB pieces.
+    public static func hexDigest(ofFile path: String) throws(HardwareError) -> String {
+        let fd = try Syscalls.open(path, .readOnly)
+        defer { Syscalls.close(fd) }
+        let hasher = SHA256Hasher()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset = 0
+        while true {
+            let n = try Syscalls.pread(fd, into: buffer, at: offset, path: path)
+            if n == 0 { break }
+            hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+            offset += n
+        }
+        return hasher.finalize()
+    }
+}

@@ -1,0 +1,219 @@
+import JoulePolicy
+import AsyncHTTPClient
+import JouleHardware
+import NIOCore
+import NIOHTTP1
+
+/// One attempt of a resumable GET into `DEST.part` (issue 13 "HTTP, correctly"). Streams the
+/// body itself, since AsyncHTTPClient's FileDownloadDelegate writes from offset 0, ignores the
+/// status and never fsyncs: the head is checked by `ResponseHeadCheck` before the first write;
+/// bytes go down with pwrite and count only once fsynced and reported through `onDurable` (at
+/// most every `syncBytes` or `syncInterval`); the finished file is checked for length and
+/// sha256 before a durable rename. The queue owns scheduling: this runs one attempt and says
+/// how it ended.
+public final class HTTPRangeDownloader: Sendable {
+    public let tuning: TransferTuning
+    /// Durable-progress cadence: fsync and report after this many bytes or this long.
+    public let syncBytes: Int64
+    public let syncInterval: Duration
+    private let client: HTTPClient
+
+    public init(tuning: TransferTuning = TransferTuning(), syncBytes: Int64 = 1 << 20, syncInterval: Duration = .seconds(1)) {
+        self.tuning = tuning
+        self.syncBytes = syncBytes
+        self.syncInterval = syncInterval
+        let configuration = HTTPClient.Configuration(
+            redirectConfiguration: tuning.maxRedirects > 0 ? .follow(max: tuning.maxRedirects, allowCycles: false) : .disallow,
+            timeout: .init(connect: .seconds(30)), decompression: .disabled)
+        client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
+
+    /// Closes the connection pool; call once, after the last attempt.
+    public func shutdown() async throws { try await client.shutdown() }
+
+    /// Runs one attempt. `onDurable` is awaited: the downloader writes on only after the queue
+    /// has committed what it reported.
+    public func attempt(
+        _ request: DownloadRequest, onDurable: @escaping @Sendable (DurableProgress) async -> Void
+    ) async -> TransferAttemptResult {
+        let counter = ByteCounter()
+        let tuning = self.tuning
+        return await withTaskGroup(of: TransferAttemptResult?.self) { group in
+            group.addTask { await self.run(request, counter: counter, onDurable: onDurable) }
+            group.addTask {
+                // The watchdog: nil when the floor was broken, never returns otherwise.
+                let clock = ContinuousClock(), start = clock.now
+                var meter = ThroughputMeter(floor: tuning.throughputFloor, window: tuning.throughputWindow)
+                let tick = min(Duration.seconds(1), tuning.throughputWindow / 4)
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: tick)
+                    if Task.isCancelled { break }
+                    if meter.record(time: (clock.now - start).inSeconds, bytes: counter.value) { return nil }
+                }
+                return TransferAttemptResult(outcome: .suspended(reason: "cancelled"), durableBytes: 0, validators: TransferValidators(), progressed: false)
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            if let result = first {
+                // Finished on its own; the watchdog's answer is discarded.
+                _ = await group.next()
+                return result
+            }
+            // The floor was broken: the body task syncs what it has and returns; we relabel it.
+            var result = (await group.next()!)!
+            if case .completed = result.outcome { return result }
+            let window = Int(tuning.throughputWindow.inSeconds.rounded())
+            result.outcome = .suspended(reason: "throughput below \(tuning.throughputFloor) B/s for \(window) s")
+            return result
+        }
+    }
+
+    /// The attempt itself; never throws: every failure becomes an outcome.
+    private func run(
+        _ request: DownloadRequest, counter: ByteCounter, onDurable: @escaping @Sendable (DurableProgress) async -> Void
+    ) async -> TransferAttemptResult {
+        let startDurable = request.durableBytes
+        var validators = request.validators
+        var durable = request.durableBytes
+        func result(_ outcome: TransferOutcome) -> TransferAttemptResult {
+            TransferAttemptResult(outcome: outcome, durableBytes: durable, validators: validators, progressed: durable > startDurable)
+        }
+        let part: PartFile
+        do {
+            part = try PartFile(path: request.partPath)
+            // After a crash the file may hold bytes past the last commit: cut them off. A file
+            // shorter than the commit (removed or replaced) cannot be resumed.
+            let size = try part.size()
+            if size < durable {
+                durable = 0
+            }
+            if size != durable { try part.truncate(to: durable) }
+        } catch {
+            return result(.failed(reason: "\(error)"))
+        }
+        defer { part.close() }
+
+        var offset: Int64 = 0
+        var lastSync = ContinuousClock.now
+        var unsynced: Int64 = 0
+        /// fsync, then hand the new durable offset to the queue.
+        func commit() async throws(HardwareError) {
+            guard unsynced > 0 || durable != offset else { return }
+            try part.sync()
+            durable = offset
+            unsynced = 0
+            lastSync = .now
+            await onDurable(DurableProgress(durableBytes: durable, validators: validators))
+        }
+
+        // At most two requests: a resume, then (if its answer cannot be trusted) one from 0.
+        var resumeFrom = durable
+        for _ in 0..<2 {
+            // Resume only with a validator for If-Range and a known length to check 206 against.
+            if resumeFrom > 0 && (validators.ifRange == nil || validators.totalLength == nil) { resumeFrom = 0 }
+            var http = HTTPClientRequest(url: request.url)
+            http.method = .GET
+            for field in request.headers where !["range", "if-range", "accept-encoding"].contains(field.name.lowercased()) {
+                http.headers.add(name: field.name, value: field.value)
+            }
+            http.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
+            if resumeFrom > 0, let ifRange = validators.ifRange {
+                http.headers.replaceOrAdd(name: "Range", value: "bytes=\(resumeFrom)-")
+                http.headers.replaceOrAdd(name: "If-Range", value: ifRange)
+            }
+            do {
+                // No overall deadline: the throughput watchdog ends attempts that stall.
+                let response = try await client.execute(http, deadline: .distantFuture)
+                let head = ResponseHeadCheck.Head(
+                    status: Int(response.status.code),
+                    contentRange: response.headers.first(name: "content-range"),
+                    contentLength: response.headers.first(name: "content-length").flatMap { Int64($0) },
+                    contentEncoding: response.headers.first(name: "content-encoding"),
+                    etag: response.headers.first(name: "etag"),
+                    lastModified: response.headers.first(name: "last-modified"),
+                    retryAfter: response.headers.first(name: "retry-after"))
+                switch ResponseHeadCheck.evaluate(head, requestedOffset: resumeFrom, stored: validators) {
+                case .fail(let reason):
+                    return result(.failed(reason: reason))
+                case .retry(let reason, let retryAfter):
+                    return result(.retry(reason: reason, retryAfter: retryAfter))
+                case .restart:
+                    try part.truncate(to: 0)
+                    try part.sync()
+                    durable = 0
+                    validators = TransferValidators()
+                    await onDurable(DurableProgress(durableBytes: 0, validators: validators))
+                    resumeFrom = 0
+                    continue
+                case .alreadyComplete:
+                    offset = durable
+                case .write(let start, let fresh):
+                    if start == 0 && (durable != 0 || fresh != validators) {
+                        // A new representation: record it at 0 bytes before the first write.
+                        try part.truncate(to: 0)
+                        try part.sync()
+                        durable = 0
+                        validators = fresh
+                        await onDurable(DurableProgress(durableBytes: 0, validators: validators))
+                    }
+                    offset = start
+                    for try await buffer in response.body {
+                        try buffer.withUnsafeReadableBytes { bytes throws(HardwareError) in
+                            try part.write(bytes, at: offset)
+                        }
+                        offset += Int64(buffer.readableBytes)
+                        unsynced += Int64(buffer.readableBytes)
+                        counter.add(buffer.readableBytes)
+                        if unsynced >= syncBytes || ContinuousClock.now - lastSync >= syncInterval { try await commit() }
+                    }
+                    try await commit()
+                }
+                return try await finish(request, part: part, size: offset, validators: validators, result: result)
+            } catch let error as HardwareError {
+                return result(.failed(reason: "\(error)"))
+            } catch {
+                // Keep what arrived before the failure (a cut body, a reset, our own cancel).
+                do { try await commit() } catch { return result(.failed(reason: "\(error)")) }
+                return result(classify(error))
+            }
+        }
+        return result(.retry(reason: "the server's answers to a request from 0 could not be trusted either", retryAfter: nil))
+    }
+
+    /// Length and sha256 checks, then the rename into place.
+    private func finish(
+        _ request: DownloadRequest, part: PartFile, size: Int64, validators: TransferValidators,
+        result: (TransferOutcome) -> TransferAttemptResult
+    ) async throws(HardwareError) -> TransferAttemptResult {
+        if let total = validators.totalLength, size != total {
+            return result(.retry(reason: "body ended at \(size) of \(total) bytes", retryAfter: nil))
+        }
+        if let expected = request.sha256?.lowercased() {
+            let actual = try SHA256Hasher.hexDigest(ofFile: request.partPath)
+            guard actual == expected else {
+                // The bytes are whole and wrong: keeping them would only resume into the same file.
+                try part.truncate(to: 0)
+                try part.sync()
+                part.close()
+                try FileSystem.removeFile(request.partPath)
+                var failed = result(.failed(reason: "sha256 mismatch: expected \(expected), got \(actual)"))
+                failed.durableBytes = 0
+                return failed
+            }
+        }
+        try part.sync()
+        part.close()
+        try PartFile.moveIntoPlace(request.partPath, to: request.destination)
+        return result(.completed)
+    }
+
+    /// Thrown errors: the request itself is wrong (fatal) or the network failed (retry).
+    private func classify(_ error: any Error) -> TransferOutcome {
+        if let error = error as? HTTPClientError {
+            let fatal: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme, .redirectCycleDetected]
+            if error == .redirectLimitReached { return .failed(reason: "more than \(tuning.maxRedirects) redirects") }
+            if fatal.contains(error) || "\(error)".contains("unsupportedScheme") { return .failed(reason: "\(error)") }
+        }
+        return .retry(reason: "\(error)", retryAfter: nil)
+    }
+}

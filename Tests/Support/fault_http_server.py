@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Fault-injection HTTP/1.1 server for JouleTransfers tests.
+
+Usage: fault_http_server.py LOGFILE
+Binds 127.0.0.1:0, prints the port on stdout, and appends one JSON line per request to LOGFILE:
+{"path", "query", "range", "ifRange", "acceptEncoding", "n"} (n counts requests per path).
+
+Every path serves a deterministic body (byte i of version v is (i*31 + 7 + v) % 251) with a
+strong ETag "v<version>-<size>" and a Last-Modified, and honours Range/If-Range properly unless
+a fault says otherwise. Faults are query parameters:
+  size=N          body length (default 65536)
+  cut=N           close the connection after N body bytes of every response
+  cutfirst=N      ... of the first response for this path only
+  norange=1       ignore Range (always 200 with the whole body)
+  etag=change     a new version (ETag, Last-Modified, bytes) on every request
+  etag=none       no ETag (Last-Modified only)
+  badrange=1      206 whose Content-Range starts one byte after the asked offset
+  wrong416=1      answer every Range request with 416 "bytes */(size+7)"
+  status=S        answer S with no body (retryafter=V adds Retry-After: V); statusfirst=S once
+  redirect=K      302 to the same URL with redirect=K-1 until K is 0
+  trickle=R       send the body at about R bytes/s
+  hang=1          read the request, then never answer
+"""
+import json
+import signal
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+LOG = open(sys.argv[1], "a", buffering=1)
+LOCK = threading.Lock()
+COUNTS = {}
+
+
+def body(size, version):
+    return bytes((i * 31 + 7 + version) % 251 for i in range(size))
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        q = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        with LOCK:
+            n = COUNTS.get(url.path, 0) + 1
+            COUNTS[url.path] = n
+            LOG.write(json.dumps({
+                "path": url.path, "query": url.query, "range": self.headers.get("Range"),
+                "ifRange": self.headers.get("If-Range"), "acceptEncoding": self.headers.get("Accept-Encoding"), "n": n,
+            }) + "\n")
+        if q.get("hang"):
+            time.sleep(3600)
+            return
+        if "redirect" in q and int(q["redirect"]) > 0:
+            rest = "&".join(f"{k}={int(v) - 1 if k == 'redirect' else v}" for k, v in q.items())
+            return self.answer(302, headers={"Location": f"{url.path}?{rest}"})
+        status = q.get("status") or (q.get("statusfirst") if n == 1 else None)
+        if status:
+            extra = {"Retry-After": q["retryafter"]} if "retryafter" in q else {}
+            return self.answer(int(status), headers=extra)
+        size = int(q.get("size", 65536))
+        version = n if q.get("etag") == "change" else 0
+        data = body(size, version)
+        etag = f'"v{version}-{size}"'
+        lastmod = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(1_790_000_000 + version))
+        validators = {"Last-Modified": lastmod}
+        if q.get("etag") != "none":
+            validators["ETag"] = etag
+        start = None
+        rng = self.headers.get("Range")
+        if rng and rng.startswith("bytes=") and rng.endswith("-") and not q.get("norange"):
+            if_range = self.headers.get("If-Range")
+            if if_range is None or if_range == validators.get("ETag") or if_range == lastmod:
+                start = int(rng[6:-1])
+        if start is not None and q.get("wrong416"):
+            return self.answer(416, headers={"Content-Range": f"bytes */{size + 7}", **validators})
+        if start is not None and start >= size:
+            return self.answer(416, headers={"Content-Range": f"bytes */{size}", **validators})
+        if start is not None:
+            shown = start + 1 if q.get("badrange") else start
+            headers = {"Content-Range": f"bytes {shown}-{size - 1}/{size}", **validators}
+            return self.answer(206, data[start:], headers, q, n)
+        return self.answer(200, data, validators, q, n)
+
+    def answer(self, status, payload=b"", headers=None, q=None, n=0):
+        q = q or {}
+        self.send_response(status)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        cut = q.get("cut") or (q.get("cutfirst") if n == 1 else None)
+        try:
+            if cut is not None:
+                self.wfile.write(payload[: int(cut)])
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+            elif q.get("trickle"):
+                rate = float(q["trickle"])
+                for i in range(len(payload)):
+                    self.wfile.write(payload[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(1 / rate)
+            else:
+                self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+
+# The test process may start us with SIGTERM blocked or ignored; stop when told to.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+server = Server(("127.0.0.1", 0), Handler)
+print(server.server_address[1], flush=True)
+server.serve_forever()
