@@ -18,7 +18,13 @@ public final class HTTPRangeDownloader: Sendable {
     public let syncInterval: Duration
     private let client: HTTPClient
 
-    public init(tuning: TransferTuning = TransferTuning(), syncBytes: Int64 = 1 << 20, syncInterval: Duration = .seconds(1)) {
+    /// The daemon's cadence: a crash costs at most this much re-downloading.
+    public static let defaultSyncBytes: Int64 = 1 << 20
+    public static let defaultSyncInterval: Duration = .seconds(1)
+
+    public init(
+        tuning: TransferTuning = TransferTuning(), syncBytes: Int64 = defaultSyncBytes, syncInterval: Duration = defaultSyncInterval
+    ) {
         self.tuning = tuning
         self.syncBytes = syncBytes
         self.syncInterval = syncInterval
@@ -37,34 +43,8 @@ public final class HTTPRangeDownloader: Sendable {
         _ request: DownloadRequest, onDurable: @escaping @Sendable (DurableProgress) async -> Void
     ) async -> TransferAttemptResult {
         let counter = ByteCounter()
-        let tuning = self.tuning
-        return await withTaskGroup(of: TransferAttemptResult?.self) { group in
-            group.addTask { await self.run(request, counter: counter, onDurable: onDurable) }
-            group.addTask {
-                // The watchdog: nil when the floor was broken, never returns otherwise.
-                let clock = ContinuousClock(), start = clock.now
-                var meter = ThroughputMeter(floor: tuning.throughputFloor, window: tuning.throughputWindow)
-                let tick = min(Duration.seconds(1), tuning.throughputWindow / 4)
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: tick)
-                    if Task.isCancelled { break }
-                    if meter.record(time: (clock.now - start).inSeconds, bytes: counter.value) { return nil }
-                }
-                return TransferAttemptResult(outcome: .suspended(reason: "cancelled"), durableBytes: 0, validators: TransferValidators(), progressed: false)
-            }
-            let first = await group.next()!
-            group.cancelAll()
-            if let result = first {
-                // Finished on its own; the watchdog's answer is discarded.
-                _ = await group.next()
-                return result
-            }
-            // The floor was broken: the body task syncs what it has and returns; we relabel it.
-            var result = (await group.next()!)!
-            if case .completed = result.outcome { return result }
-            let window = Int(tuning.throughputWindow.inSeconds.rounded())
-            result.outcome = .suspended(reason: "throughput below \(tuning.throughputFloor) B/s for \(window) s")
-            return result
+        return await ThroughputWatchdog.run(tuning: tuning, counter: counter) {
+            await self.run(request, counter: counter, onDurable: onDurable)
         }
     }
 
@@ -174,7 +154,7 @@ public final class HTTPRangeDownloader: Sendable {
             } catch {
                 // Keep what arrived before the failure (a cut body, a reset, our own cancel).
                 do { try await commit() } catch { return result(.failed(reason: "\(error)")) }
-                return result(classify(error))
+                return result(.thrown(error, maxRedirects: tuning.maxRedirects))
             }
         }
         return result(.retry(reason: "the server's answers to a request from 0 could not be trusted either", retryAfter: nil))
@@ -205,15 +185,5 @@ public final class HTTPRangeDownloader: Sendable {
         part.close()
         try PartFile.moveIntoPlace(request.partPath, to: request.destination)
         return result(.completed)
-    }
-
-    /// Thrown errors: the request itself is wrong (fatal) or the network failed (retry).
-    private func classify(_ error: any Error) -> TransferOutcome {
-        if let error = error as? HTTPClientError {
-            let fatal: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme, .redirectCycleDetected]
-            if error == .redirectLimitReached { return .failed(reason: "more than \(tuning.maxRedirects) redirects") }
-            if fatal.contains(error) || "\(error)".contains("unsupportedScheme") { return .failed(reason: "\(error)") }
-        }
-        return .retry(reason: "\(error)", retryAfter: nil)
     }
 }

@@ -1,14 +1,4 @@
 import JoulePolicy
-import JouleHardware
-import Synchronization
-
-/// Bytes received so far by one attempt, shared between the task reading the body and the
-/// watchdog that enforces the throughput floor.
-final class ByteCounter: Sendable {
-    private let total = Mutex<Int64>(0)
-    func add(_ count: Int) { total.withLock { $0 += Int64(count) } }
-    var value: Int64 { total.withLock { $0 } }
-}
 
 /// The throughput floor as a pure rule over samples (seconds since the attempt began, bytes
 /// received by then): once a whole window has passed, the bytes received within the last

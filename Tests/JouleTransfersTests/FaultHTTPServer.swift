@@ -2,51 +2,67 @@ import JoulePolicy
 import Foundation
 import JouleTransfers
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 
 /// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log.
 final class FaultHTTPServer: @unchecked Sendable {
     struct LoggedRequest: Decodable, Equatable {
+        var method: String
         var path: String
         var query: String
         var range: String?
         var ifRange: String?
         var acceptEncoding: String?
         var n: Int
+        /// Uploads: bytes of body received, and their sha256.
+        var length: Int?
+        var sha256: String?
     }
 
     let port: Int
     let directory: URL
-    private let process = Process()
+    private let process: Process
     private let logPath: URL
 
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Support/fault_http_server.py").path
 
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-http-\(UUID().uuidString)")
+    /// Starts the server and waits, without blocking a thread, for the port it writes.
+    static func start() async throws -> FaultHTTPServer {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        logPath = directory.appendingPathComponent("requests.log")
+        let logPath = directory.appendingPathComponent("requests.log")
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Self.script, logPath.path]
-        let output = Pipe()
-        process.standardOutput = output
+        process.arguments = [script, logPath.path]
+        // Never a pipe: an orphan holding it would hang `swift test`.
+        process.standardOutput = FileHandle.nullDevice
         try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
+        let portFile = directory.appendingPathComponent("port")
+        while process.isRunning {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8),
+               let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                return FaultHTTPServer(port: port, directory: directory, process: process, logPath: logPath)
+            }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw CocoaError(.fileReadCorruptFile)
-        }
+        throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: script])
+    }
+
+    private init(port: Int, directory: URL, process: Process, logPath: URL) {
         self.port = port
+        self.directory = directory
+        self.process = process
+        self.logPath = logPath
     }
 
     deinit {
-        process.terminate()
-        process.waitUntilExit()
+        // SIGKILL, not SIGTERM: a server thread stuck in a fault must not delay the test's end.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -60,6 +76,11 @@ final class FaultHTTPServer: @unchecked Sendable {
         guard let text = try? String(contentsOf: logPath, encoding: .utf8) else { return [] }
         return try text.split(separator: "\n").map { try JSONDecoder().decode(LoggedRequest.self, from: Data($0.utf8)) }
             .filter { $0.path == path }
+    }
+
+    /// The path where the server stored the last upload body it received for `path`.
+    func received(_ path: String) -> String {
+        directory.appendingPathComponent("received").appendingPathComponent(path.split(separator: "/").joined(separator: "_")).path
     }
 
     /// The bytes the server sends for `size` at `version`.

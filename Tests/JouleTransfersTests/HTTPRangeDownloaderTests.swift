@@ -8,7 +8,7 @@ import Testing
 @Suite struct HTTPRangeDownloaderTests {
     let server: FaultHTTPServer
 
-    init() throws { server = try FaultHTTPServer() }
+    init() async throws { server = try await FaultHTTPServer.start() }
 
     private func withDownloader<T>(
         _ tuning: TransferTuning = TransferTuning(), _ body: (HTTPRangeDownloader) async throws -> T

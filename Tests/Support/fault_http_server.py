@@ -2,10 +2,15 @@
 """Fault-injection HTTP/1.1 server for JouleTransfers tests.
 
 Usage: fault_http_server.py LOGFILE
-Binds 127.0.0.1:0, prints the port on stdout, and appends one JSON line per request to LOGFILE:
-{"path", "query", "range", "ifRange", "acceptEncoding", "n"} (n counts requests per path).
+Binds 127.0.0.1:0, prints the port on stdout and writes it to LOGFILE's directory as `port`
+(written whole, then renamed, so a reader polling for it never sees half a number; tests send
+stdout to /dev/null, since a pipe held by an orphan hangs `swift test`). Dies with its parent.
+Appends one JSON line per request to LOGFILE: {"method", "path", "query", "range", "ifRange",
+"acceptEncoding", "n"} (n counts requests per path); an upload's line is written once its body
+was read and adds "length" (bytes received) and "sha256".
 
-Every path serves a deterministic body (byte i of version v is (i*31 + 7 + v) % 251) with a
+GET serves a deterministic body (byte i of version v is (i*31 + 7 + v) % 251) with a
+
 strong ETag "v<version>-<size>" and a Last-Modified, and honours Range/If-Range properly unless
 a fault says otherwise. Faults are query parameters:
   size=N          body length (default 65536)
@@ -17,11 +22,19 @@ a fault says otherwise. Faults are query parameters:
   badrange=1      206 whose Content-Range starts one byte after the asked offset
   wrong416=1      answer every Range request with 416 "bytes */(size+7)"
   status=S        answer S with no body (retryafter=V adds Retry-After: V); statusfirst=S once
-  redirect=K      302 to the same URL with redirect=K-1 until K is 0
-  trickle=R       send the body at about R bytes/s
-  hang=1          read the request, then never answer
+  redirect=K      302 (GET) or 307 (PUT, POST) to the same URL with redirect=K-1 until K is 0;
+                  redirectstatus=S answers S instead
+  trickle=R       send the body at about R bytes/s (an upload's body is read at about R bytes/s)
+  hang=1          read the request head, then never answer (nor read an upload's body)
+
+PUT and POST read the body (exactly Content-Length bytes) and store it as
+`received/<path without slashes>` in LOGFILE's directory, then answer 201 (or the status,
+redirect or trickle faults above).
 """
+import ctypes
+import hashlib
 import json
+import os
 import signal
 import socket
 import sys
@@ -31,6 +44,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 LOG = open(sys.argv[1], "a", buffering=1)
+DIRECTORY = os.path.dirname(os.path.abspath(sys.argv[1]))
 LOCK = threading.Lock()
 COUNTS = {}
 
@@ -45,26 +59,78 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def do_GET(self):
-        url = urlsplit(self.path)
-        q = {k: v[-1] for k, v in parse_qs(url.query).items()}
+    def log_request_line(self, url, **extra):
+        """Counts the request for its path and logs it; returns n."""
         with LOCK:
             n = COUNTS.get(url.path, 0) + 1
             COUNTS[url.path] = n
             LOG.write(json.dumps({
-                "path": url.path, "query": url.query, "range": self.headers.get("Range"),
+                "method": self.command, "path": url.path, "query": url.query, "range": self.headers.get("Range"),
                 "ifRange": self.headers.get("If-Range"), "acceptEncoding": self.headers.get("Accept-Encoding"), "n": n,
+                **extra,
             }) + "\n")
-        if q.get("hang"):
-            time.sleep(3600)
-            return
+        return n
+
+    def redirect_or_status(self, url, q, n, redirect_status):
+        """Answers a redirect or status fault; True when it did."""
         if "redirect" in q and int(q["redirect"]) > 0:
             rest = "&".join(f"{k}={int(v) - 1 if k == 'redirect' else v}" for k, v in q.items())
-            return self.answer(302, headers={"Location": f"{url.path}?{rest}"})
+            self.answer(int(q.get("redirectstatus", redirect_status)), headers={"Location": f"{url.path}?{rest}"})
+            return True
         status = q.get("status") or (q.get("statusfirst") if n == 1 else None)
         if status:
             extra = {"Retry-After": q["retryafter"]} if "retryafter" in q else {}
-            return self.answer(int(status), headers=extra)
+            self.answer(int(status), headers=extra)
+            return True
+        return False
+
+    def do_PUT(self):
+        self.upload()
+
+    def do_POST(self):
+        self.upload()
+
+    def upload(self):
+        url = urlsplit(self.path)
+        q = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        if q.get("hang"):
+            self.log_request_line(url)
+            time.sleep(3600)
+            return
+        remaining = int(self.headers.get("Content-Length", 0))
+        digest, length = hashlib.sha256(), 0
+        name = url.path.strip("/").replace("/", "_") or "root"
+        os.makedirs(os.path.join(DIRECTORY, "received"), exist_ok=True)
+        rate = float(q["trickle"]) if q.get("trickle") else None
+        with open(os.path.join(DIRECTORY, "received", name), "wb") as out:
+            while remaining > 0:
+                piece = max(1, int(rate / 10)) if rate else 1 << 16
+                chunk = self.rfile.read(min(piece, remaining))
+                if not chunk:
+                    break
+                out.write(chunk)
+                digest.update(chunk)
+                length += len(chunk)
+                remaining -= len(chunk)
+                if rate:
+                    time.sleep(len(chunk) / rate)
+        n = self.log_request_line(url, length=length, sha256=digest.hexdigest())
+        if remaining > 0:
+            # The client went away mid-body: nothing to answer.
+            self.close_connection = True
+            return
+        if not self.redirect_or_status(url, q, n, 307):
+            self.answer(201)
+
+    def do_GET(self):
+        url = urlsplit(self.path)
+        q = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        n = self.log_request_line(url)
+        if q.get("hang"):
+            time.sleep(3600)
+            return
+        if self.redirect_or_status(url, q, n, 302):
+            return
         size = int(q.get("size", 65536))
         version = n if q.get("etag") == "change" else 0
         data = body(size, version)
@@ -119,9 +185,14 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-# The test process may start us with SIGTERM blocked or ignored; stop when told to.
+# The test process may start us with SIGTERM blocked or ignored; stop when told to, and with
+# the test process (PR_SET_PDEATHSIG = 1), so a killed test run leaves no server behind.
 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 signal.signal(signal.SIGTERM, signal.SIG_DFL)
+ctypes.CDLL(None).prctl(1, signal.SIGKILL)
 server = Server(("127.0.0.1", 0), Handler)
+with open(os.path.join(DIRECTORY, "port.tmp"), "w") as f:
+    f.write(f"{server.server_address[1]}\n")
+os.rename(os.path.join(DIRECTORY, "port.tmp"), os.path.join(DIRECTORY, "port"))
 print(server.server_address[1], flush=True)
 server.serve_forever()

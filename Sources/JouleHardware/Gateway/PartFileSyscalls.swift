@@ -5,7 +5,8 @@ import Musl
 #endif
 import SystemPackage
 
-/// Positioned writes, truncation and renames for resumable downloads (`PartFile`). Kept apart
+/// Positioned writes, truncation and renames for resumable downloads (`PartFile`), and the
+/// checks on an upload's source (`SourceFile`). Kept apart
 /// from Syscalls.swift so the transfer pieces can be reviewed on their own.
 extension Syscalls {
     /// open(2) read-write with O_CREAT (mode 0644), never truncating: a `.part` file keeps
@@ -39,6 +40,17 @@ extension Syscalls {
     static func fileSize(_ fd: Int32, path: String) throws(HardwareError) -> Int64 {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw HardwareError(operation: "fstat", path: path, errno: .current) }
+        return Int64(info.st_size)
+    }
+
+    /// fstat(2) of an upload's source: its size, refusing anything but a regular file (a FIFO
+    /// or a device has no length to send as Content-Length, and reading a directory fails late).
+    static func regularFileSize(_ fd: Int32, path: String) throws(HardwareError) -> Int64 {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw HardwareError(operation: "fstat", path: path, errno: .current) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw HardwareError(operation: "open", path: path, detail: "not a regular file")
+        }
         return Int64(info.st_size)
     }
 

@@ -1,0 +1,20 @@
+import JoulePolicy
+
+/// One upload as the queue stores it, handed to `HTTPUploader.attempt`.
+public struct UploadRequest: Sendable, Equatable {
+    public var url: String
+    /// `.put` or `.post`.
+    public var method: TransferMethod
+    /// Extra request headers (`--header 'K: V'`), e.g. Content-Type. Content-Length,
+    /// Transfer-Encoding and Expect are the uploader's own and are dropped from here.
+    public var headers: [TransferHeader]
+    /// The file whose bytes are the body, read afresh on every attempt.
+    public var source: String
+
+    public init(url: String, method: TransferMethod = .put, headers: [TransferHeader] = [], source: String) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.source = source
+    }
+}
