@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        // Already resolved for async-http-client; named for NIOThreadPool (the downloader's fsyncs).
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
     ],
     targets: [
         // C libraries only: module maps and tiny shims, no logic.
@@ -56,6 +58,7 @@ let package = Package(
             dependencies: [
                 "JoulePolicy", "JouleHardware",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // Argument parsing and printing only.
         .executableTarget(
@@ -65,7 +68,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.
-        .executableTarget(name: "joule-bench", dependencies: ["JouleHardware"]),
+        .executableTarget(name: "joule-bench", dependencies: ["JouleHardware", "JoulePolicy", "JouleTransfers"]),
         // Test doubles (manual clock, recording HCI transport, fake /proc trees), kept out of
         // the libraries as NIOEmbedded is.
         .target(name: "JouleTesting", dependencies: ["JoulePolicy", "JouleHardware"]),

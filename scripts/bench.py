@@ -4,15 +4,18 @@
 Rows: per-process CPU sampling (joule-bench vs psutil vs ps), `joule status --json` as a
 whole process under umockdev (vs a psutil script reading the same files), beacon decoding
 throughput (joule vs tshark vs scripts/beacon_decode.py), the self-cost of `joule watch`
-and its event latency, and `joule daemon` idle beside upowerd (wakeups, CPU, peak RSS,
-property-read round trip) on the same battery fixture. Medians of repeated runs; ratios are
+and its event latency, `joule daemon` idle beside upowerd (wakeups, CPU, peak RSS,
+property-read round trip) on the same battery fixture, and HTTPRangeDownloader's download
+throughput against curl on the same local file. Medians of repeated runs; ratios are
 against peers measured in this same run. Numbers are reported as measured, never tuned: a
 missed target says "missed".
 
 Environment: BENCH_WATCH_SECONDS (default 60), BENCH_DAEMON_SECONDS (default 60),
 BENCH_DAEMON_READS (default 2000), BENCH_ADVERTS (default 500000), BENCH_SLEEPERS (default
-300), BENCH_OUT (default BENCHMARKS.md), BENCH_ONLY (comma-separated groups out of
-sampling,status,beacons,watch,latency,daemon; default all: a partial run says so in the report).
+300), BENCH_TRANSFER_MIB (default 256), BENCH_TRANSFER_RUNS (default 5), BENCH_OUT (default
+BENCHMARKS.md), BENCH_ONLY (comma-separated groups out of
+sampling,status,beacons,watch,latency,daemon,transfers; default all: a partial run says so in the
+report).
 """
 import json, os, platform, random, shutil, signal, statistics, subprocess, sys, tempfile, time
 
@@ -25,6 +28,9 @@ FIXTURE = "hw-fixtures/lenovo-ideapad-unknown-status-on-ac"
 WATCH_SECONDS = int(os.environ.get("BENCH_WATCH_SECONDS", "60"))
 ADVERTS = int(os.environ.get("BENCH_ADVERTS", "500000"))
 SLEEPERS = int(os.environ.get("BENCH_SLEEPERS", "300"))
+TRANSFER_MIB = int(os.environ.get("BENCH_TRANSFER_MIB", "256"))
+TRANSFER_RUNS = int(os.environ.get("BENCH_TRANSFER_RUNS", "5"))
+HTTPRANGE_SYNC = "1 MiB or 1 s, whichever comes first"
 OUT = os.environ.get("BENCH_OUT", "BENCHMARKS.md")
 PRELOAD = "libumockdev-preload.so.0"
 # Debian's interpreter, where python3-psutil is installed (a pyenv python3 may be first on PATH).
@@ -209,6 +215,108 @@ def bench_beacons(work):
                  f"the Python decoder's adverts {'agree' if agree else 'DO NOT agree'} (count and first 2000 values). "
                  f"tshark decodes every field of every packet (it is a general dissector), so it is the slow peer by nature. "
                  f"The whole-process row includes process start and writing every ~200-byte NDJSON line to /dev/null.")
+
+
+# ---------------------------------------------------------------- transfer download throughput
+
+def bench_transfers(work):
+    """HTTPRangeDownloader against curl on the same local file from the same server, alternating."""
+    size = TRANSFER_MIB << 20
+    log(f"transfers: writing a {TRANSFER_MIB} MiB file")
+    served = os.path.join(work, "served")
+    os.makedirs(served)
+    with open(os.path.join(served, "big.bin"), "wb") as f:
+        for _ in range(TRANSFER_MIB):
+            f.write(os.urandom(1 << 20))
+        os.fsync(f.fileno())
+    port_file = os.path.join(work, "file-server.port")
+    server = subprocess.Popen([PY, "scripts/bench_file_server.py", served, port_file],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    mib = 1 << 20
+    try:
+        deadline = time.time() + 30
+        while not os.path.exists(port_file):
+            if time.time() > deadline or server.poll() is not None:
+                sys.exit("transfers: bench_file_server.py did not start")
+            time.sleep(0.05)
+        url = f"http://127.0.0.1:{open(port_file).read().strip()}/big.bin"
+        # Served from the page cache, like every run that follows.
+        subprocess.run(["curl", "-s", "-f", "-o", "/dev/null", url], check=True)
+
+        def compare(dest):
+            """Median seconds of curl, joule-bench and curl followed by fsync, rotating the order."""
+            cmds = {"curl": ["curl", "-s", "-f", "-o", dest, url],
+                    "joule": [JOULE_BENCH, "download", url, dest],
+                    "curl+sync": ["sh", "-c", f"curl -s -f -o {dest} {url} && sync {dest}"]}
+            times = {name: [] for name in cmds}
+            inproc, commits = [], 0
+            names = list(cmds)
+            for i in range(TRANSFER_RUNS):
+                for name in names[i % 3:] + names[:i % 3]:
+                    if os.path.exists(dest):
+                        os.unlink(dest)
+                    # No run inherits the previous one's writeback (curl leaves the file dirty).
+                    os.sync()
+                    t = time.perf_counter()
+                    out = subprocess.run(cmds[name], check=True, capture_output=True, text=True).stdout
+                    times[name].append(time.perf_counter() - t)
+                    if name == "joule":
+                        inproc.append(json.loads(out)["seconds"])
+                        commits = json.loads(out)["commits"]
+                    if os.path.getsize(dest) != size:
+                        sys.exit(f"transfers: {dest} has {os.path.getsize(dest)} bytes after {name}, expected {size}")
+            os.unlink(dest)
+            return times, inproc, commits
+
+        disk, inproc, commits = compare(os.path.join(work, "downloaded.bin"))
+        shm = None
+        if os.path.isdir("/dev/shm"):
+            shm_dir = tempfile.mkdtemp(prefix="joule-bench-", dir="/dev/shm")
+            try:
+                shm = compare(os.path.join(shm_dir, "downloaded.bin"))[0]
+            finally:
+                shutil.rmtree(shm_dir, ignore_errors=True)
+    finally:
+        server.kill()
+        server.wait()
+
+    def rate(xs):
+        return size / median(xs)
+
+    j, c, cs = rate(disk["joule"]), rate(disk["curl"]), rate(disk["curl+sync"])
+    cmd = "python3 scripts/bench_file_server.py DIR PORTFILE & .build/release/joule-bench download URL FILE"
+    rows.append((f"Download throughput, {TRANSFER_MIB} MiB from a local sendfile server to {filesystem(work)}, whole process "
+                 f"(median of {TRANSFER_RUNS})", f"{j/mib:.0f} MiB/s", "`curl -s -o FILE URL`", f"{c/mib:.0f} MiB/s",
+                 j / c, "≥ 0.9× curl", "met" if j / c >= 0.9 else "missed", cmd))
+    rows.append(("〃 against a durable peer", "", "`curl -s -o FILE URL && sync FILE`", f"{cs/mib:.0f} MiB/s", j / cs, "", "",
+                 "sh -c 'curl -s -o FILE URL && sync FILE'"))
+    if shm:
+        js, ccs = rate(shm["joule"]), rate(shm["curl"])
+        rows.append(("〃 to tmpfs (/dev/shm: fsync costs nothing, so this is the HTTP and write path alone)",
+                     f"{js/mib:.0f} MiB/s", "`curl -s -o FILE URL`", f"{ccs/mib:.0f} MiB/s", js / ccs, "", "", cmd))
+    runs = "; ".join(f"{name} {', '.join(f'{x:.2f}' for x in xs)}" for name, xs in disk.items())
+    notes.append(f"Transfers: joule-bench download runs HTTPRangeDownloader as the daemon does, with the default durable "
+                 f"cadence (pwrite, then fsync and a commit every {HTTPRANGE_SYNC} — {commits} commits for this file), "
+                 f"the length check and the durable rename; its commits are a counter here, where the daemon's are "
+                 f"SQLite transactions. curl writes to the page cache and never fsyncs, so on a disk the durable "
+                 f"download also pays for writing every byte to the device within the run: the `&& sync` peer pays "
+                 f"the same. Every command is a whole process, in rotating order, each after a sync(2) so no run "
+                 f"inherits the previous one's writeback, from scripts/bench_file_server.py (Python, sendfile(2): "
+                 f"faster than either client, unlike `python3 -m http.server`). In-process, the download took "
+                 f"{median(inproc)*1000:.0f} ms median. All runs on disk, seconds: {runs}." +
+                 (f" On tmpfs: {'; '.join(f'{n} ' + ', '.join(f'{x:.2f}' for x in xs) for n, xs in shm.items())}." if shm else ""))
+
+
+def filesystem(path):
+    """The type of the filesystem holding `path`, from /proc/self/mounts (longest matching mount point)."""
+    best, kind = "", "unknown"
+    path = os.path.realpath(path)
+    with open("/proc/self/mounts") as f:
+        for line in f:
+            _, point, fstype = line.split()[:3]
+            if (path == point or path.startswith(point.rstrip("/") + "/")) and len(point) > len(best):
+                best, kind = point, fstype
+    return f"{kind} ({best})"
 
 
 # ---------------------------------------------------------------- joule watch self-cost and latency
@@ -754,12 +862,13 @@ def main():
     started = time.time()
     m_start = machine()
     subprocess.run(["scripts/install-deps.sh", "python3-psutil", "tshark", "umockdev", "upower", "dbus-daemon",
-                    "python3-dbus", "python3-dbusmock", "systemd"], check=True)
+                    "python3-dbus", "python3-dbusmock", "systemd", "curl"], check=True)
     if os.environ.get("BENCH_SKIP_BUILD") != "1":
         build()
     work = tempfile.mkdtemp(prefix="joule-bench-")
     groups = [("sampling", bench_sampling), ("status", bench_status), ("beacons", bench_beacons),
-              ("watch", bench_watch_cost), ("latency", bench_latency), ("daemon", bench_daemon)]
+              ("watch", bench_watch_cost), ("latency", bench_latency), ("daemon", bench_daemon),
+              ("transfers", bench_transfers)]
     only = [g for g in os.environ.get("BENCH_ONLY", "").split(",") if g]
     unknown = set(only) - {name for name, _ in groups}
     if unknown:

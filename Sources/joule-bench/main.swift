@@ -1,7 +1,11 @@
 // joule-bench: in-process timings of library hot paths for scripts/bench.py. Thin on purpose:
-// it times the public APIs (ProcessSampler, BTSnoopReader + BeaconAdvert + the NDJSON writer)
-// on the monotonic clock and prints one JSON object of medians. Not a test: nothing is asserted.
+// it times the public APIs (ProcessSampler, BTSnoopReader + BeaconAdvert + the NDJSON writer,
+// HTTPRangeDownloader) on the monotonic clock and prints one JSON object. Not a test: nothing is
+// asserted.
 import JouleHardware
+import JoulePolicy
+import JouleTransfers
+import Synchronization
 
 let origin = ContinuousClock.now
 
@@ -84,9 +88,36 @@ func decode(_ arguments: [String]) {
     print("{\"adverts\":\(adverts),\"rounds\":\(rounds),\"advertsPerSecond\":\(median(rates))}")
 }
 
+/// One download of URL to DEST by HTTPRangeDownloader, as the daemon runs it: the default
+/// durable cadence (fsync and commit every `--sync-bytes` or `--sync-ms`, defaults 1 MiB / 1 s),
+/// the length check and the durable rename included. Timed from the request to the rename.
+func download(_ arguments: [String]) async {
+    guard arguments.count >= 2 else { fail("download URL DEST [--sync-bytes N] [--sync-ms N]") }
+    let syncBytes = option("--sync-bytes", arguments, default: Int(HTTPRangeDownloader.defaultSyncBytes))
+    let syncMillis = option("--sync-ms", arguments, default: Int(HTTPRangeDownloader.defaultSyncInterval.inSeconds * 1000))
+    let downloader = HTTPRangeDownloader(syncBytes: Int64(syncBytes), syncInterval: .milliseconds(syncMillis))
+    let commits = Counter()
+    let start = now()
+    let result = await downloader.attempt(DownloadRequest(url: arguments[0], destination: arguments[1])) { _ in commits.add() }
+    let seconds = Double(now() - start) / 1e9
+    try? await downloader.shutdown()
+    guard case .completed = result.outcome else { fail("download ended with \(result.outcome)") }
+    print(
+        "{\"bytes\":\(result.durableBytes),\"seconds\":\(seconds),\"commits\":\(commits.value),"
+            + "\"syncBytes\":\(syncBytes),\"syncMs\":\(syncMillis)}")
+}
+
+/// Counts durable commits; the downloader reports them from its own task.
+final class Counter: Sendable {
+    private let count = Mutex<Int>(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "sample": sample(Array(arguments.dropFirst()))
 case "decode": decode(Array(arguments.dropFirst()))
-default: fail("usage: joule-bench sample [--rounds N] | decode FILE [--rounds N]")
+case "download": await download(Array(arguments.dropFirst()))
+default: fail("usage: joule-bench sample [--rounds N] | decode FILE [--rounds N] | download URL DEST [--sync-bytes N] [--sync-ms N]")
 }

@@ -34,6 +34,21 @@ public final class PartFile {
         try Syscalls.sync(try descriptor(), path: path)
     }
 
+    /// fsync(2) of this file, callable from another thread while the owner writes on; the
+    /// owner must wait for it before `close()`.
+    public func syncer() throws(HardwareError) -> Syncer {
+        Syncer(fd: try descriptor(), path: path)
+    }
+
+    public struct Syncer: Sendable {
+        fileprivate let fd: Int32
+        fileprivate let path: String
+
+        public func sync() throws(HardwareError) {
+            try Syscalls.sync(fd, path: path)
+        }
+    }
+
     /// ftruncate(2) to `length` bytes.
     public func truncate(to length: Int64) throws(HardwareError) {
         try Syscalls.truncate(try descriptor(), to: length, path: path)
