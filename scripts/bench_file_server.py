@@ -40,12 +40,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.close_connection = True
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
-server = Server(("127.0.0.1", 0), Handler)
-with open(sys.argv[2] + ".tmp", "w") as out:
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True  # a client that hangs up mid-file must not keep us alive
+partial = sys.argv[2] + ".tmp"
+with open(partial, "w") as out:
     out.write(f"{server.server_address[1]}\n")
-os.rename(sys.argv[2] + ".tmp", sys.argv[2])
+os.replace(partial, sys.argv[2])  # whole or absent for a reader polling for it
 server.serve_forever()

@@ -13,15 +13,7 @@ import Testing
     private func withDownloader<T>(
         _ tuning: TransferTuning = TransferTuning(), _ body: (HTTPRangeDownloader) async throws -> T
     ) async throws -> T {
-        let downloader = HTTPRangeDownloader(tuning: tuning)
-        do {
-            let value = try await body(downloader)
-            try await downloader.shutdown()
-            return value
-        } catch {
-            try? await downloader.shutdown()
-            throw error
-        }
+        try await using(HTTPRangeDownloader(tuning: tuning), body)
     }
 
     /// Runs attempts, carrying durableBytes and validators over as the queue would, until one

@@ -10,20 +10,6 @@ import Testing
 
     init() async throws { server = try await FaultHTTPServer.start() }
 
-    private func withUploader<T>(
-        _ tuning: TransferTuning = TransferTuning(), _ body: (HTTPUploader) async throws -> T
-    ) async throws -> T {
-        let uploader = HTTPUploader(tuning: tuning)
-        do {
-            let value = try await body(uploader)
-            try await uploader.shutdown()
-            return value
-        } catch {
-            try? await uploader.shutdown()
-            throw error
-        }
-    }
-
     /// A source file of `size` deterministic bytes in the test's directory; returns its path.
     private func source(_ name: String, size: Int) throws -> String {
         let path = server.destination(name)
@@ -38,7 +24,7 @@ import Testing
     @Test func putAndPostArriveByteIdentical() async throws {
         let path = try source("body.bin", size: 384 << 10)
         let expected = try SHA256Hasher.hexDigest(ofFile: path)
-        let (put, post) = try await withUploader { uploader in
+        let (put, post) = try await using(HTTPUploader()) { uploader in
             (await uploader.attempt(UploadRequest(url: server.url("/put"), method: .put, source: path)),
              await uploader.attempt(UploadRequest(
                 url: server.url("/post"), method: .post, headers: [TransferHeader(name: "Content-Type", value: "application/octet-stream")],
@@ -57,7 +43,7 @@ import Testing
 
     @Test func serviceUnavailableRetriesAfterTheServersDelay() async throws {
         let path = try source("busy.bin", size: 10_000)
-        let result = try await withUploader { await $0.attempt(UploadRequest(url: server.url("/busy?status=503&retryafter=90"), source: path)) }
+        let result = try await using(HTTPUploader()) { await $0.attempt(UploadRequest(url: server.url("/busy?status=503&retryafter=90"), source: path)) }
         #expect(result.outcome == .retry(reason: "HTTP 503", retryAfter: "90"))
         #expect(!result.progressed)
         #expect(result.durableBytes == 0)
@@ -65,7 +51,7 @@ import Testing
 
     @Test func forbiddenFailsAtOnce() async throws {
         let path = try source("denied.bin", size: 10_000)
-        let result = try await withUploader { await $0.attempt(UploadRequest(url: server.url("/denied?status=403"), method: .post, source: path)) }
+        let result = try await using(HTTPUploader()) { await $0.attempt(UploadRequest(url: server.url("/denied?status=403"), method: .post, source: path)) }
         #expect(result.outcome == .failed(reason: "HTTP 403"))
         #expect(try server.requests("/denied").count == 1)
     }
@@ -73,7 +59,7 @@ import Testing
     @Test func aVanishedSourceFailsNamingThePath() async throws {
         let path = try source("gone.bin", size: 10_000)
         try FileManager.default.removeItem(atPath: path)
-        let result = try await withUploader { await $0.attempt(UploadRequest(url: server.url("/gone"), source: path)) }
+        let result = try await using(HTTPUploader()) { await $0.attempt(UploadRequest(url: server.url("/gone"), source: path)) }
         guard case .failed(let reason) = result.outcome else {
             Issue.record("a missing source ended with \(result.outcome)")
             return
@@ -84,7 +70,7 @@ import Testing
     }
 
     @Test func aDirectoryAsSourceFailsBeforeSending() async throws {
-        let result = try await withUploader { await $0.attempt(UploadRequest(url: server.url("/dir"), source: server.directory.path)) }
+        let result = try await using(HTTPUploader()) { await $0.attempt(UploadRequest(url: server.url("/dir"), source: server.directory.path)) }
         guard case .failed(let reason) = result.outcome else {
             Issue.record("a directory source ended with \(result.outcome)")
             return
@@ -96,7 +82,7 @@ import Testing
     @Test func aHangingServerSuspends() async throws {
         let path = try source("hang.bin", size: 300_000)
         let tuning = TransferTuning(throughputFloor: 1024, throughputWindow: .seconds(1))
-        let result = try await withUploader(tuning) { await $0.attempt(UploadRequest(url: server.url("/hang?hang=1"), source: path)) }
+        let result = try await using(HTTPUploader(tuning: tuning)) { await $0.attempt(UploadRequest(url: server.url("/hang?hang=1"), source: path)) }
         guard case .suspended = result.outcome else {
             Issue.record("hang ended with \(result.outcome)")
             return
@@ -108,7 +94,7 @@ import Testing
     @Test func temporaryAndPermanentRedirectsKeepTheMethodAndBody() async throws {
         let path = try source("hop.bin", size: 200_000)
         let expected = try SHA256Hasher.hexDigest(ofFile: path)
-        let (temporary, permanent) = try await withUploader { uploader in
+        let (temporary, permanent) = try await using(HTTPUploader()) { uploader in
             (await uploader.attempt(UploadRequest(url: server.url("/hop?redirect=3"), method: .post, source: path)),
              await uploader.attempt(UploadRequest(url: server.url("/perm?redirect=1&redirectstatus=308"), method: .put, source: path)))
         }
@@ -123,7 +109,7 @@ import Testing
 
     @Test func aFoundRedirectFailsRatherThanBecomingAGet() async throws {
         let path = try source("found.bin", size: 10_000)
-        let result = try await withUploader { await $0.attempt(UploadRequest(url: server.url("/found?redirect=1&redirectstatus=302"), method: .post, source: path)) }
+        let result = try await using(HTTPUploader()) { await $0.attempt(UploadRequest(url: server.url("/found?redirect=1&redirectstatus=302"), method: .post, source: path)) }
         guard case .failed(let reason) = result.outcome else {
             Issue.record("302 for an upload ended with \(result.outcome)")
             return
@@ -135,7 +121,7 @@ import Testing
     @Test func redirectsBeyondTheLimitFail() async throws {
         let path = try source("far.bin", size: 1_000)
         let tuning = TransferTuning(maxRedirects: 2)
-        let result = try await withUploader(tuning) { await $0.attempt(UploadRequest(url: server.url("/far?redirect=3"), source: path)) }
+        let result = try await using(HTTPUploader(tuning: tuning)) { await $0.attempt(UploadRequest(url: server.url("/far?redirect=3"), source: path)) }
         #expect(result.outcome == .failed(reason: "more than 2 redirects"))
         #expect(try server.requests("/far").count == 3)
     }
@@ -145,7 +131,7 @@ import Testing
         // slowly, has begun; the append lands while most of the file is still unread.
         let size = 32 << 20
         let path = try source("grow.bin", size: size)
-        let result = try await withUploader { uploader in
+        let result = try await using(HTTPUploader()) { uploader in
             async let attempt = uploader.attempt(UploadRequest(url: server.url("/grow?trickle=524288"), source: path))
             while !FaultHTTPServer.exists(server.received("/grow")) { try await Task.sleep(for: .milliseconds(10)) }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
