@@ -35,8 +35,9 @@ public final class HTTPUploader: Sendable {
 
     /// The attempt itself; never throws: every failure becomes an outcome.
     private func run(_ request: UploadRequest, counter: ByteCounter) async -> TransferAttemptResult {
+        // Nothing of a failed upload is kept by the server, so only completion is progress.
         func result(_ outcome: TransferOutcome, sent: Int64 = 0) -> TransferAttemptResult {
-            TransferAttemptResult(outcome: outcome, durableBytes: sent, validators: TransferValidators(), progressed: sent > 0)
+            TransferAttemptResult(outcome: outcome, durableBytes: sent, validators: TransferValidators(), progressed: outcome == .completed)
         }
         let method: HTTPMethod
         switch request.method {

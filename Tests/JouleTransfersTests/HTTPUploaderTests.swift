@@ -41,6 +41,14 @@ import Testing
         }
     }
 
+    @Test func anEmptySourceIsSentAsAnEmptyBody() async throws {
+        let path = try source("empty.bin", size: 0)
+        let result = try await using(HTTPUploader()) { await $0.attempt(UploadRequest(url: server.url("/empty"), method: .post, source: path)) }
+        #expect(result.outcome == .completed)
+        #expect(result.progressed)
+        #expect(try server.requests("/empty").map(\.length) == [0])
+    }
+
     @Test func serviceUnavailableRetriesAfterTheServersDelay() async throws {
         let path = try source("busy.bin", size: 10_000)
         let result = try await using(HTTPUploader()) { await $0.attempt(UploadRequest(url: server.url("/busy?status=503&retryafter=90"), source: path)) }
