@@ -1,28 +1,32 @@
-import JoulePolicy
 import Foundation
-import JouleTransfers
 
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log.
-final class FaultHTTPServer: @unchecked Sendable {
-    struct LoggedRequest: Decodable, Equatable {
-        var path: String
-        var query: String
-        var range: String?
-        var ifRange: String?
-        var acceptEncoding: String?
-        var n: Int
+/// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log and a scratch
+/// directory for what tests download from it. Shared by the transfer tests of every target.
+public final class FaultHTTPServer: @unchecked Sendable {
+    public struct LoggedRequest: Decodable, Equatable, Sendable {
+        public var path: String
+        public var query: String
+        public var range: String?
+        public var ifRange: String?
+        public var acceptEncoding: String?
+        public var n: Int
     }
 
-    let port: Int
-    let directory: URL
+    public let port: Int
+    public let directory: URL
     private let process = Process()
     private let logPath: URL
 
+    /// Sources/JouleTesting/ → the package root → Tests/Support.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Support/fault_http_server.py").path
+        .deletingLastPathComponent().appendingPathComponent("Tests/Support/fault_http_server.py").path
 
-    init() throws {
+    /// Starts the server and reads the port it bound.
+    public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         logPath = directory.appendingPathComponent("requests.log")
@@ -38,56 +42,39 @@ final class FaultHTTPServer: @unchecked Sendable {
             line.append(chunk)
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
             throw CocoaError(.fileReadCorruptFile)
         }
         self.port = port
     }
 
     deinit {
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// A destination path in the test's own directory.
-    func destination(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    public func destination(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     /// Requests so far for `path`, oldest first.
-    func requests(_ path: String) throws -> [LoggedRequest] {
+    public func requests(_ path: String) throws -> [LoggedRequest] {
         guard let text = try? String(contentsOf: logPath, encoding: .utf8) else { return [] }
         return try text.split(separator: "\n").map { try JSONDecoder().decode(LoggedRequest.self, from: Data($0.utf8)) }
             .filter { $0.path == path }
     }
 
     /// The bytes the server sends for `size` at `version`.
-    static func body(size: Int, version: Int = 0) -> [UInt8] {
+    public static func body(size: Int, version: Int = 0) -> [UInt8] {
         (0..<size).map { UInt8((($0 * 31) + 7 + version) % 251) }
     }
 
-    static func fileBytes(_ path: String) -> [UInt8]? {
+    public static func fileBytes(_ path: String) -> [UInt8]? {
         FileManager.default.contents(atPath: path).map { [UInt8]($0) }
     }
 
-    static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-}
-
-/// Collects what the downloader reports through `onDurable`.
-final class DurableLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(Int64, String?)] = []
-
-    func record(_ progress: DurableProgress) {
-        lock.lock()
-        entries.append((progress.durableBytes, progress.validators.strongETag))
-        lock.unlock()
-    }
-
-    var all: [(Int64, String?)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries
-    }
+    public static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 }
