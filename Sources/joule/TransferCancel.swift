@@ -8,11 +8,10 @@ struct TransferCancel: AsyncParsableCommand {
         commandName: "cancel",
         abstract: "Cancel a transfer (exit 1 when it is unknown or already finished).")
 
-    @Argument(help: "The transfer's id, or a unique prefix of it.")
-    var id: String
+    @OptionGroup var transfer: TransferCommand.Target
 
     func run() async throws {
-        try await TransferCommand.withTransfer("cancel", id) { client, id throws(TransfersError) in
+        try await TransferCommand.withTransfer("cancel", transfer.id) { client, id throws(TransfersError) in
             try await client.cancel(id)
         }
     }

@@ -17,6 +17,12 @@ struct TransferCommand: AsyncParsableCommand {
             """,
         subcommands: [TransferAdd.self, TransferList.self, TransferShow.self, TransferCancel.self, TransferWait.self])
 
+    /// The transfer that show, cancel and wait act on.
+    struct Target: ParsableArguments {
+        @Argument(help: "The transfer's id, or a unique prefix of it (as list prints it).")
+        var id: String
+    }
+
     /// The daemon's transfers; exits 1 saying so when it is not running.
     static func client(_ command: String) async throws -> TransfersClient {
         do throws(TransfersError) {

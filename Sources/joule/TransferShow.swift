@@ -8,14 +8,13 @@ struct TransferShow: AsyncParsableCommand {
         commandName: "show",
         abstract: "Show one transfer: one 'key: value' a line, or its JSON object.")
 
-    @Argument(help: "The transfer's id, or a unique prefix of it (as list prints).")
-    var id: String
+    @OptionGroup var transfer: TransferCommand.Target
 
     @Flag(help: "Print the object as the daemon returns it.")
     var json = false
 
     func run() async throws {
-        let reply = try await TransferCommand.withTransfer("show", id) { client, id throws(TransfersError) in
+        let reply = try await TransferCommand.withTransfer("show", transfer.id) { client, id throws(TransfersError) in
             try await client.get(id)
         }
         if json {

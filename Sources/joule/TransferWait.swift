@@ -9,8 +9,7 @@ struct TransferWait: AsyncParsableCommand {
         commandName: "wait",
         abstract: "Wait until a transfer finishes: exit 0 completed, 1 failed or cancelled, 3 still pending at --timeout.")
 
-    @Argument(help: "The transfer's id, or a unique prefix of it.")
-    var id: String
+    @OptionGroup var transfer: TransferCommand.Target
 
     @Option(help: ArgumentHelp("Give up after S seconds (default: wait as long as it takes).", valueName: "S"))
     var timeout: Double?
@@ -28,27 +27,30 @@ struct TransferWait: AsyncParsableCommand {
 
     func run() async throws {
         let timeout = self.timeout
-        let (ending, transfer) = try await TransferCommand.withTransfer("wait", id) { client, id throws(TransfersError) in
+        let (ending, seen) = try await TransferCommand.withTransfer("wait", transfer.id) { client, id throws(TransfersError) in
             // Subscribed before the first Get, so a change in between is not missed.
             let events = try await client.events()
             let first = try await client.get(id).transfer
             guard first.state.isLive else { return (Ending.final(first.state.name), first) }
             let ending = await Self.race(events, id: id, timeout: timeout)
-            // The final object says why it failed; a daemon that left cannot say.
-            guard case .final = ending, let last = try? await client.get(id).transfer else { return (ending, first) }
+            // The object now says why it failed, or where it stands; a daemon that left cannot say.
+            if case .daemonLeft = ending { return (ending, first) }
+            let last = (try? await client.get(id).transfer) ?? first
+            // It may have finished as the time ran out.
+            if case .timedOut = ending, last.state.isFinished { return (Ending.final(last.state.name), last) }
             return (ending, last)
         }
         switch ending {
         case .final("completed"):
             Console.out("completed")
         case .final(let state):
-            Console.out(transfer.error.map { "\(state): \($0)" } ?? state)
+            Console.out(seen.error.map { "\(state): \($0)" } ?? state)
             throw ExitCode(1)
         case .timedOut:
-            Console.out("\(transfer.state.name) (still pending after \(Self.seconds(timeout ?? 0)) s)")
+            Console.out("\(seen.state.name) (still pending after \(Self.seconds(timeout ?? 0)) s)")
             throw ExitCode(3)
         case .daemonLeft:
-            Console.error("joule transfer wait: joule daemon left the bus before \(transfer.id) finished")
+            Console.error("joule transfer wait: joule daemon left the bus before \(seen.id) finished")
             throw ExitCode(1)
         }
     }

@@ -2,7 +2,6 @@ import Foundation
 import JouleHardware
 import JoulePolicy
 import JouleTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -18,35 +17,6 @@ struct BackgroundTransferSessionTests {
         BackgroundTransferSession(
             configuration: .background(withIdentifier: identifier),
             client: try await TransfersClient.connect(address: daemon.bus.address, as: .system))
-    }
-
-    /// Every event of a stream as it arrives, read by one task (a stream has one consumer).
-    final class EventLog: Sendable {
-        /// Shared with the reading task, which must not hold the log itself.
-        private final class Events: Sendable {
-            let list = Mutex<[TransferEvent]>([])
-        }
-
-        private let events = Events()
-        private let reader: Task<Void, Never>
-
-        init(_ stream: AsyncStream<TransferEvent>) {
-            let events = self.events
-            reader = Task { for await event in stream { events.list.withLock { $0.append(event) } } }
-        }
-
-        deinit { reader.cancel() }
-
-        var all: [TransferEvent] { events.list.withLock { $0 } }
-
-        /// Waits (at most 60 s, a bound against hanging) for an event matching `predicate`.
-        func first(where predicate: (TransferEvent) -> Bool) async throws -> TransferEvent? {
-            for _ in 0..<600 {
-                if let event = all.first(where: predicate) { return event }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            return nil
-        }
     }
 
     @Test func aSessionFindsItsTransfersAfterARestart() async throws {
@@ -75,16 +45,16 @@ struct BackgroundTransferSessionTests {
         #expect(try await others.transfers().map(\.id) == [otherID])
 
         // Events are this session's only: the other session's cancel is not among them.
-        let events = EventLog(try await again.events())
+        let events = TransferEventLog(try await again.events())
         try await others.cancel(otherID)
         try await again.cancel(firstID)
-        let cancelled = try await events.first { $0.id == firstID && $0.isFinal }
+        let cancelled = try await events.first { $0.id == firstID && $0.path != nil }
         #expect(cancelled == .finished(id: firstID, state: "cancelled", path: server.destination("later.bin")), "\(daemon.log)")
 
         // A download through the session, followed to its end through the events.
         let destination = server.destination("session.bin")
         let downloadID = try await again.download(from: server.url("/session.bin?size=5000"), to: destination)
-        let done = try await events.first { $0.id == downloadID && $0.isFinal }
+        let done = try await events.first { $0.id == downloadID && $0.path != nil }
         #expect(done == .finished(id: downloadID, state: "completed", path: destination), "\(daemon.log)")
         #expect(events.all.allSatisfy { $0.id == firstID || $0.id == downloadID }, "\(events.all)")
         #expect(FaultHTTPServer.fileBytes(destination) == FaultHTTPServer.body(size: 5000))

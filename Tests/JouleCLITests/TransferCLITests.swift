@@ -186,6 +186,23 @@ struct TransferCLITests {
         #expect(unknown.stderr == "joule transfer show: no transfer ffffffff\n")
     }
 
+    /// `--upload` relative to the caller's directory reaches the daemon absolute: the
+    /// TransferFinished of its cancel names the file.
+    @Test func anUploadIsSentAsAnAbsolutePath() async throws {
+        let source = server.destination("upload.txt")
+        try Data("payload".utf8).write(to: URL(fileURLWithPath: source))
+        let client = try await TransfersClient.connect(address: daemon.bus.address, as: .system)
+        let events = TransferEventLog(try await client.events())
+        let added = try await joule(["add", server.url("/up"), "--upload", "upload.txt", "--method", "POST", "--begin-after", "3600"], in: server.directory)
+        #expect(added.status == 0, "\(added) \(daemon.log)")
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await client.get(id).transfer.destination == nil)
+        #expect(try await joule(["cancel", id]).status == 0)
+        let finished = try await events.first { $0.id == id && $0.path != nil }
+        #expect(finished == .finished(id: id, state: "cancelled", path: source), "\(daemon.log)")
+        await client.close()
+    }
+
     /// A 404 fails at once; wait exits 1 with the reason.
     @Test func aFailedTransferExitsOne() async throws {
         let destination = server.destination("missing.bin")

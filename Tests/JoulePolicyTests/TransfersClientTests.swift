@@ -25,6 +25,8 @@ import Testing
         let finished = TransferEvent(member: "TransferFinished", arguments: [.string("x"), .string("failed"), .string("/d/f")])
         #expect(finished == .finished(id: "x", state: "failed", path: "/d/f"))
         #expect(finished?.isFinal == true)
+        #expect(finished?.path == "/d/f")
+        #expect(TransferEvent.changed(id: "x", state: "completed").path == nil)
         #expect(TransferEvent.changed(id: "x", state: "retrying").isFinal == false)
         #expect(TransferEvent.changed(id: "x", state: "cancelled").isFinal == true)
         #expect(TransferEvent(member: "TransferChanged", arguments: [.string("x")]) == nil)

@@ -21,6 +21,9 @@ public enum TransferEvent: Sendable, Hashable {
         }
     }
 
+    /// The finished transfer's file (`TransferFinished`); nil for `TransferChanged`.
+    public var path: String? { if case .finished(_, _, let path) = self { path } else { nil } }
+
     /// Whether the transfer will not move again.
     public var isFinal: Bool { !TransferState.liveNames.contains(state) }
 
