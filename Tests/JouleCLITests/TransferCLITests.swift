@@ -4,6 +4,10 @@ import JoulePolicy
 import JouleTesting
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `joule transfer` misused, or with no daemon: usage errors exit 2 before any bus is touched,
 /// and a daemon that is not running exits 1 saying so.
 @Suite struct TransferCLIUsageTests {
@@ -201,6 +205,33 @@ struct TransferCLITests {
         let finished = try await events.first { $0.id == id && $0.path != nil }
         #expect(finished == .finished(id: id, state: "cancelled", path: source), "\(daemon.log)")
         await client.close()
+    }
+
+    /// --on-complete reaches the daemon, which runs it with the transfer's environment.
+    @Test func onCompleteRunsWithTheTransfersEnvironment() async throws {
+        let destination = server.destination("hooked.bin")
+        let marker = server.destination("hook.txt")
+        let id = try await add([
+            server.url("/hooked.bin?size=100"), "--to", destination,
+            "--on-complete", "printf '%s %s %s' \"$JOULE_TRANSFER_ID\" \"$JOULE_TRANSFER_STATE\" \"$JOULE_TRANSFER_PATH\" > \(marker)",
+        ])
+        #expect(try await joule(["wait", id, "--timeout", "120"]).status == 0)
+        // The hook runs after the signal; wait for its file (at most 30 s, a bound against hanging).
+        for _ in 0..<300 where !FaultHTTPServer.exists(marker) { try await Task.sleep(for: .milliseconds(100)) }
+        #expect((try? String(contentsOfFile: marker, encoding: .utf8)) == "\(id) completed \(destination)", "\(daemon.log)")
+    }
+
+    /// A wait whose daemon goes away exits 1 saying so, instead of waiting for ever.
+    @Test func waitEndsWhenTheDaemonLeaves() async throws {
+        let id = try await add([server.url("/held.bin"), "--to", server.destination("held.bin"), "--begin-after", "3600"])
+        async let waiting = joule(["wait", id])
+        // Most often the wait is listening by then and sees the name lose its owner; if not, it
+        // finds no daemon. Either way it must exit 1 saying why, not hang.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(daemon.stop(SIGTERM) == 0, "\(daemon.log)")
+        let waited = try await waiting
+        #expect(waited.status == 1, "\(waited)")
+        #expect(waited.stderr.contains("left the bus") || waited.stderr.contains("not running"), "\(waited.stderr)")
     }
 
     /// A 404 fails at once; wait exits 1 with the reason.
