@@ -270,3 +270,35 @@ struct TransferCLITests {
         #expect(try await joule(["cancel", first]).status == 0)
     }
 }
+
+/// Where `joule transfer` looks for the daemon, as `joule status` does: the session bus when
+/// it has the daemon, else the system bus.
+@Suite(.serialized, .enabled(if: PrivateBusDaemon.executable != nil, "needs dbus-daemon (scripts/install-deps.sh)"))
+struct TransferBusChoiceTests {
+    /// `joule daemon --session` on the session bus, with no system bus at all.
+    @Test func aSessionDaemonIsFound() async throws {
+        let daemon = try await DaemonHarness()
+        try daemon.writeConfig("")
+        var environment = daemon.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = daemon.bus.address
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(daemon.directory.path)/no-system-bus"
+        try await daemon.start(["--session"], environment: environment)
+        let listed = try await DaemonClientCLITests.run(["transfer", "list", "--json"], environment: environment)
+        #expect(listed.status == 0, "\(listed) \(daemon.log)")
+        #expect(listed.stdout == "[]\n")
+    }
+
+    /// A session bus without the daemon is passed over for the system bus that has it.
+    @Test func theSystemDaemonIsFoundPastAnEmptySessionBus() async throws {
+        let daemon = try await DaemonHarness()
+        try daemon.writeConfig("")
+        try await daemon.start()
+        try await PrivateBusDaemon.with { session in
+            var environment = daemon.environment
+            environment["DBUS_SESSION_BUS_ADDRESS"] = session.address
+            let listed = try await DaemonClientCLITests.run(["transfer", "list"], environment: environment)
+            #expect(listed.status == 0, "\(listed) \(daemon.log)")
+            #expect(listed.stdout == "No transfers.\n")
+        }
+    }
+}
