@@ -78,18 +78,14 @@ struct TransferAdd: AsyncParsableCommand {
 
     func run() async throws {
         guard let directory = CurrentProcess.workingDirectory else {
-            Console.error("joule transfer add: the current directory is gone; give absolute paths from a directory that exists")
+            Console.error("joule transfer add: the current directory no longer exists")
             throw ExitCode(1)
         }
         let request = try options.request(workingDirectory: directory)
-        let client = try await TransferCommand.client("add")
-        do throws(TransfersError) {
+        let printed = try await TransferCommand.withClient("add") { client throws(TransfersError) in
             let id = try await client.add(request)
-            Console.out(json ? try await client.get(id).json.trimmingWhitespace : id)
-            await client.close()
-        } catch {
-            await client.close()
-            throw TransferCommand.fail("add", error)
+            return json ? try await client.get(id).json.trimmingWhitespace : id
         }
+        Console.out(printed)
     }
 }

@@ -23,33 +23,37 @@ struct TransferCommand: AsyncParsableCommand {
         var id: String
     }
 
-    /// The daemon's transfers; exits 1 saying so when it is not running.
-    static func client(_ command: String) async throws -> TransfersClient {
-        do throws(TransfersError) {
-            return try await TransfersClient.connect(environment: CurrentProcess.environment())
-        } catch {
-            throw fail(command, error)
-        }
-    }
-
     /// Prints `error` as the daemon (or the bus) worded it, and the exit status 1 to throw.
     static func fail(_ command: String, _ error: any Error) -> ExitCode {
         Console.error("joule transfer \(command): \(error)")
         return ExitCode(1)
     }
 
-    /// `client.resolve(id)` and `body`, a refusal printed and turned into exit status 1.
-    static func withTransfer<T>(
-        _ command: String, _ id: String, _ body: (TransfersClient, String) async throws(TransfersError) -> T
+    /// `body` with the daemon's transfers; a daemon that is not running, or a refusal, is
+    /// printed and turned into exit status 1.
+    static func withClient<T>(
+        _ command: String, _ body: (TransfersClient) async throws(TransfersError) -> T
     ) async throws -> T {
-        let client = try await client(command)
+        let client: TransfersClient
         do throws(TransfersError) {
-            let result = try await body(client, try await client.resolve(id))
+            client = try await TransfersClient.connect(environment: CurrentProcess.environment())
+        } catch {
+            throw fail(command, error)
+        }
+        do throws(TransfersError) {
+            let result = try await body(client)
             await client.close()
             return result
         } catch {
             await client.close()
             throw fail(command, error)
         }
+    }
+
+    /// `withClient` for the transfer `id` names (whole, or a unique prefix).
+    static func withTransfer<T>(
+        _ command: String, _ id: String, _ body: (TransfersClient, String) async throws(TransfersError) -> T
+    ) async throws -> T {
+        try await withClient(command) { client throws(TransfersError) in try await body(client, try await client.resolve(id)) }
     }
 }

@@ -12,18 +12,11 @@ struct TransferList: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let client = try await TransferCommand.client("list")
-        do throws(TransfersError) {
-            let listing = try await client.list()
-            await client.close()
-            if json {
-                Console.out(listing.json.trimmingWhitespace)
-            } else {
-                for line in TransferTable.render(listing.transfers, terminal: Console.isTerminal(.standardOutput)) { Console.out(line) }
-            }
-        } catch {
-            await client.close()
-            throw TransferCommand.fail("list", error)
+        let listing = try await TransferCommand.withClient("list") { client throws(TransfersError) in try await client.list() }
+        if json {
+            Console.out(listing.json.trimmingWhitespace)
+        } else {
+            for line in TransferTable.render(listing.transfers, terminal: Console.isTerminal(.standardOutput)) { Console.out(line) }
         }
     }
 }
