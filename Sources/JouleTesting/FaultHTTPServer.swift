@@ -1,8 +1,11 @@
 import Foundation
-import JoulePolicy
 
-/// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log: the real HTTP server
-/// (with injected faults) that the downloader, the daemon and the CLI are tested against.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log and a scratch
+/// directory for what tests download from it. Shared by the transfer tests of every target.
 public final class FaultHTTPServer: @unchecked Sendable {
     public struct LoggedRequest: Decodable, Equatable, Sendable {
         public var path: String
@@ -18,9 +21,11 @@ public final class FaultHTTPServer: @unchecked Sendable {
     private let process = Process()
     private let logPath: URL
 
+    /// Sources/JouleTesting/ → the package root → Tests/Support.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Tests/Support/fault_http_server.py").path
 
+    /// Starts the server and reads the port it bound.
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -37,14 +42,15 @@ public final class FaultHTTPServer: @unchecked Sendable {
             line.append(chunk)
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
             throw CocoaError(.fileReadCorruptFile)
         }
         self.port = port
     }
 
     deinit {
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -71,24 +77,4 @@ public final class FaultHTTPServer: @unchecked Sendable {
     }
 
     public static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-}
-
-/// Collects what the downloader reports through `onDurable`.
-public final class DurableLog: @unchecked Sendable {
-    public init() {}
-
-    private let lock = NSLock()
-    private var entries: [(Int64, String?)] = []
-
-    public func record(_ progress: DurableProgress) {
-        lock.lock()
-        entries.append((progress.durableBytes, progress.validators.strongETag))
-        lock.unlock()
-    }
-
-    public var all: [(Int64, String?)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries
-    }
 }
