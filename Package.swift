@@ -64,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "joule",
             dependencies: [
-                "JoulePolicy",
+                "JoulePolicy", "JouleTransfers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.

@@ -102,6 +102,10 @@ check "D-Bus activation: Exec=/usr/bin/joule daemon --system, SystemdService=jou
     bash -c 'grep -qx "Exec=/usr/bin/joule daemon --system" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
     "$dest/usr/share/dbus-1/system-services/org.joule.Energy1.service"
 check "the interface XML is data/org.joule.Energy1.xml" cmp -s data/org.joule.Energy1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Energy1.xml"
+check "the interface XML is data/org.joule.Transfers1.xml" cmp -s data/org.joule.Transfers1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Transfers1.xml"
+check "D-Bus activation of org.joule.Transfers1 starts joule.service" \
+    bash -c 'grep -qx "Name=org.joule.Transfers1" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
+    "$dest/usr/share/dbus-1/system-services/org.joule.Transfers1.service"
 
 # --- the binary --------------------------------------------------------------------------------
 libs=$(ldd "$bin" 2>&1)

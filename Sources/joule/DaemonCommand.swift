@@ -1,6 +1,7 @@
 import ArgumentParser
 import JouleHardware
 import JoulePolicy
+import JouleTransfers
 
 /// `joule daemon [--system | --session] [--root DIR] [--config FILE] [--restore]`.
 struct DaemonCommand: AsyncParsableCommand {
@@ -60,7 +61,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let options = JouleDaemon.Options(
             bus: bus, configPath: configPath, source: devices.source, procRoot: devices.procRoot, knobRoot: knobRoot,
             stateDirectory: StateDirectory.current(), runtimeDirectory: RuntimeDirectory.current(), environment: environment,
-            uid: CurrentProcess.effectiveUserID)
+            uid: CurrentProcess.effectiveUserID, transferTransport: HTTPTransferTransport())
         do {
             let daemon = try JouleDaemon(options: options) { Console.error("joule daemon: \($0)") }
             try await daemon.run()

@@ -5,10 +5,11 @@ import JouleHardware
 struct Joule: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "joule",
-        abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU and beacons.",
+        abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU, beacons and deferred transfers.",
         subcommands: [
             StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self,
             CPUMonitorCommand.self, ReportsCommand.self, EnforceCommand.self, DevicesCommand.self, DaemonCommand.self,
+            TransferCommand.self,
         ]
     )
 }

@@ -44,12 +44,14 @@ import Testing
         return environment
     }
 
-    /// Runs joule to its end without holding a thread of the pool, which answers the bus.
-    static func run(_ arguments: [String], environment: [String: String]) async throws -> CLIHarness.Result {
+    /// Runs joule to its end (in `directory` when given) without holding a thread of the
+    /// pool, which answers the bus.
+    static func run(_ arguments: [String], environment: [String: String], directory: URL? = nil) async throws -> CLIHarness.Result {
         let process = Process()
         process.executableURL = CLIHarness.binary
         process.arguments = arguments
         process.environment = environment
+        if let directory { process.currentDirectoryURL = directory }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -1,5 +1,6 @@
 import Foundation
 import JoulePolicy
+import JouleTesting
 import Testing
 @testable import JouleTransfers
 

@@ -1,6 +1,7 @@
 import JoulePolicy
 import Foundation
 import JouleHardware
+import JouleTesting
 import Testing
 @testable import JouleTransfers
 

@@ -1,6 +1,7 @@
 import Foundation
 import JouleHardware
 import JoulePolicy
+import JouleTesting
 import Testing
 @testable import JouleTransfers
 

@@ -39,10 +39,30 @@ public final class HookRunner: Sendable {
     /// Runs `command` under `/bin/sh -c` with `environment` added to joule's own, waits for it,
     /// and returns its exit status (for callers that must run hooks inline, in event order).
     public static func run(command: String, environment: [String: String]) -> Result<Int32, HardwareError> {
+        run(command: command, environment: environment, as: nil)
+    }
+
+    /// As `run(command:environment:)`, but as `account` when it is not this process's user:
+    /// through util-linux's setpriv with the account's uid, gid and groups, and an environment
+    /// of its own (PATH, HOME, USER, LOGNAME and `environment`), never the daemon's.
+    public static func run(command: String, environment: [String: String], as account: UserAccount?) -> Result<Int32, HardwareError> {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        if let account, account.uid != CurrentProcess.effectiveUserID {
+            guard let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: { FileSystem.kind(of: $0) == .regular }) else {
+                return .failure(HardwareError(operation: "spawn", path: "/usr/bin/setpriv", detail: "setpriv (util-linux) is needed to run a command as uid \(account.uid)"))
+            }
+            process.executableURL = URL(fileURLWithPath: setpriv)
+            let groups = account.groups.isEmpty ? ["--clear-groups"] : ["--groups=" + account.groups.map(String.init).joined(separator: ",")]
+            process.arguments = ["--reuid=\(account.uid)", "--regid=\(account.gid)"] + groups + ["--", "/bin/sh", "-c", command]
+            process.currentDirectoryURL = URL(fileURLWithPath: FileSystem.kind(of: account.home) == .directory ? account.home : "/")
+            process.environment = [
+                "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": account.home, "USER": account.name, "LOGNAME": account.name,
+            ].merging(environment) { _, new in new }
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", command]
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         do {
             try process.run()
         } catch {

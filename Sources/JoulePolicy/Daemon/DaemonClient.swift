@@ -37,12 +37,21 @@ public final class DaemonClient: Sendable {
     /// it. Never waits: a missing socket or a refused connection just means no daemon here,
     /// and `NameHasOwner` does not start a bus-activatable service.
     public static func find(environment: [String: String]) async -> DaemonClient? {
+        guard let (bus, connection) = await connection(owning: EnergyService.busName, environment: environment) else {
+            return nil
+        }
+        return DaemonClient(bus: bus, connection: connection)
+    }
+
+    /// A connection to the first bus of `addresses(environment)` on which `name` has an owner,
+    /// as `find` looks for the daemon; shared by the clients of each of its objects.
+    static func connection(owning name: String, environment: [String: String]) async -> (Bus, BusConnection)? {
         for (bus, address) in addresses(environment) {
             guard let connection = try? await BusConnection.open(address: address) else { continue }
             let reply = try? await connection.call(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "NameHasOwner", arguments: [.string(EnergyService.busName)], timeout: .seconds(2))
-            if reply?.first?.boolValue == true { return DaemonClient(bus: bus, connection: connection) }
+                member: "NameHasOwner", arguments: [.string(name)], timeout: .seconds(2))
+            if reply?.first?.boolValue == true { return (bus, connection) }
             await connection.close()
         }
         return nil
@@ -120,32 +129,11 @@ public final class DaemonClient: Sendable {
     /// leaves the bus (its name loses its owner), when the connection closes, or when the
     /// consumer stops iterating.
     public func events(clock: any JouleClock = SystemClock()) async throws(BusError) -> AsyncStream<Event> {
-        let signals = try await connection.signals(
-            matching: "type='signal',sender='\(EnergyService.busName)',path='\(EnergyService.objectPath)'")
-        let owners = try await connection.signals(
-            matching: "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
-                + "member='NameOwnerChanged',arg0='\(EnergyService.busName)'")
+        let subscription = try await DaemonSignals.subscribe(
+            on: connection, matching: "type='signal',sender='\(EnergyService.busName)',path='\(EnergyService.objectPath)'",
+            ownedBy: EnergyService.busName)
         let tracker = Tracker(try await state())
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
-        // The task holds the client, whose connection would otherwise close under the stream.
-        let forward = Task { [self] in
-            for await message in signals {
-                for event in tracker.apply(message, at: clock.now()) { continuation.yield(event) }
-            }
-            continuation.finish()
-            withExtendedLifetime(self) {}
-        }
-        let watchOwner = Task {
-            for await message in owners where message.arguments.count == 3 && message.arguments[2].stringValue == "" {
-                break
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in
-            forward.cancel()
-            watchOwner.cancel()
-        }
-        return stream
+        return subscription.stream(holder: self, bufferingNewest: 256) { tracker.apply($0, at: clock.now()) }
     }
 
     public func close() async { await connection.close() }

@@ -50,6 +50,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var enforce: EnforcePolicy?
     public var cpuMonitor: [CPUWatch] = []
     public var beacons: [BeaconMonitor] = []
+    public var transfers = TransferSettings()
 
     public init() {}
 

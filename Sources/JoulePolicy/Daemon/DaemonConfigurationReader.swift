@@ -20,8 +20,10 @@ struct DaemonConfigurationReader {
                 if !yaml.isEmpty(value) { result.cpuMonitor = try sequence(value, name).enumerated().map { (index, item) throws(ConfigurationError) in try cpuWatch(item, "cpuMonitor[\(index)]") } }
             case "beacons":
                 if !yaml.isEmpty(value) { result.beacons = try sequence(value, name).enumerated().map { (index, item) throws(ConfigurationError) in try beaconMonitor(item, "beacons[\(index)]") } }
+            case "transfers":
+                result.transfers = try transfers(value)
             default:
-                // transfers, apps, metrics: their issues fill them in; until then only their shape is checked.
+                // apps, metrics: their issues fill them in; until then only their shape is checked.
                 if !yaml.isEmpty(value) { _ = try yaml.mapping(value, name, allowed: nil) }
             }
         }

@@ -29,11 +29,15 @@ public actor JouleDaemon {
         public var environment: [String: String]
         /// This process's uid: with `--session`, the user who may call `SetLowPowerMode`.
         public var uid: UInt32
+        /// Moves deferred transfers' bytes (JouleTransfers' HTTP); nil: no `org.joule.Transfers1`.
+        public var transferTransport: (any TransferTransport)?
 
         public init(
             bus: BusKind, configPath: String, source: any DeviceSource, procRoot: String, knobRoot: FileRoot,
-            stateDirectory: StateDirectory?, runtimeDirectory: RuntimeDirectory?, environment: [String: String], uid: UInt32
+            stateDirectory: StateDirectory?, runtimeDirectory: RuntimeDirectory?, environment: [String: String], uid: UInt32,
+            transferTransport: (any TransferTransport)? = nil
         ) {
+            self.transferTransport = transferTransport
             self.bus = bus
             self.configPath = configPath
             self.source = source
@@ -81,6 +85,7 @@ public actor JouleDaemon {
     private var actuation: LowPowerActuation?
     private var profiles: PowerProfilesClient?
     private var workloads: DaemonWorkloads?
+    private var transfers: DaemonTransfers?
 
     public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
@@ -127,6 +132,7 @@ public actor JouleDaemon {
         self.actuation = actuation
 
         let authorizer = authorizer(bus: bus)
+        let transfers = try await openTransfers(bus: bus, engine: engine)
         let service: EnergyService
         do {
             service = try await EnergyService.export(
@@ -140,6 +146,7 @@ public actor JouleDaemon {
                     status: { [weak self] in await self?.statusJSON() ?? "{}" }))
             // Only one daemon may own the knobs: the name is taken before any is touched.
             try await bus.requestName(EnergyService.busName)
+            if transfers != nil { try await bus.requestName(TransfersService.busName) }
         } catch {
             await bus.close()
             throw .bus("\(error)")
@@ -153,6 +160,8 @@ public actor JouleDaemon {
         let workloads = DaemonWorkloads(stateDirectory: options.stateDirectory, log: log)
         self.workloads = workloads
         await workloads.start(configuration, states: await states())
+        self.transfers = transfers
+        await transfers?.start()
         let ready = await statusLine()
         notifier.ready(status: ready)
         log("ready: \(ready)")
@@ -160,8 +169,10 @@ public actor JouleDaemon {
         await serve(engine: engine, signals: signals)
 
         notifier.stopping()
+        await transfers?.stop()
         await workloads.stop()
         await actuation.shutdown()
+        if transfers != nil { try? await bus.releaseName(TransfersService.busName) }
         try? await bus.releaseName(EnergyService.busName)
         await bus.close()
         if let systemBus, systemBus !== bus { await systemBus.close() }
@@ -202,6 +213,7 @@ public actor JouleDaemon {
         guard let service, let actuation else { return }
         await service.update(await state())
         await workloads?.update(await states())
+        await transfers?.update(await powerReadings())
         switch event.event {
         case .powerStateDidChange(let on, let reason):
             log("Low Power Mode \(on ? "on" : "off") (\(reason))")
@@ -228,6 +240,29 @@ public actor JouleDaemon {
 
     private func states() async -> EnforcementSession.States {
         EnforcementSession.States(lowPowerMode: await engine?.lowPowerMode ?? false, thermalState: await engine?.thermalState ?? .nominal)
+    }
+
+    private func powerReadings() async -> DaemonTransfers.PowerReadings {
+        DaemonTransfers.PowerReadings(
+            lineOnline: await engine?.lineOnline ?? false, batteryPercentage: await engine?.percentage,
+            lowPowerMode: await engine?.lowPowerMode ?? false, thermalState: await engine?.thermalState ?? .nominal)
+    }
+
+    /// The transfer queue and its object, when there is a transport and a state directory.
+    private func openTransfers(bus: BusConnection, engine: EnergyMonitor) async throws(Failure) -> DaemonTransfers? {
+        guard let transport = options.transferTransport else { return nil }
+        guard let stateDirectory = options.stateDirectory else {
+            log("transfers off: no state directory for the queue")
+            return nil
+        }
+        do {
+            return try await DaemonTransfers(
+                bus: bus, systemBus: systemBus, stateDirectory: stateDirectory, transport: transport,
+                settings: configuration.transfers, power: await powerReadings(), root: options.knobRoot, log: log)
+        } catch {
+            await bus.close()
+            throw error
+        }
     }
 
     private func state() async -> EnergyService.State {
@@ -286,6 +321,7 @@ public actor JouleDaemon {
             await engine?.setPowerConfiguration(fresh.power)
             await actuation?.reconfigure(actuators: fresh.actuators, knobs: fresh.knobs)
             await workloads?.start(fresh, states: await states())
+            await transfers?.reload(fresh.transfers)
             log("SIGHUP: reloaded \(options.configPath)")
         } catch {
             log("SIGHUP: keeping the old config: \(error)")

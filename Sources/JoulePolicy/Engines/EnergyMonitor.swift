@@ -63,6 +63,8 @@ public actor EnergyMonitor {
     /// The composite battery percentage, nil without a battery.
     public var percentage: Double? { supplies?.composite?.percentage }
     public var onBattery: Bool { supplies?.onBattery ?? false }
+    /// Some line power source is online (deferred transfers' "on AC", never the battery status).
+    public var lineOnline: Bool { supplies?.lineOnline ?? false }
 
     /// The engines' current view as a status snapshot: Low Power Mode and the thermal state
     /// as the engines decided them (with hysteresis and overrides), supplies and thermal

@@ -1,37 +1,38 @@
-import JoulePolicy
 import Foundation
-import JouleTransfers
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-
-/// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log.
-final class FaultHTTPServer: @unchecked Sendable {
-    struct LoggedRequest: Decodable, Equatable {
-        var method: String
-        var path: String
-        var query: String
-        var range: String?
-        var ifRange: String?
-        var acceptEncoding: String?
-        var n: Int
+/// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log and a scratch
+/// directory for what tests download from it. Shared by the transfer tests of every target.
+public final class FaultHTTPServer: @unchecked Sendable {
+    public struct LoggedRequest: Decodable, Equatable, Sendable {
+        public var method: String
+        public var path: String
+        public var query: String
+        public var range: String?
+        public var ifRange: String?
+        public var acceptEncoding: String?
+        public var n: Int
         /// Uploads: bytes of body received, and their sha256.
-        var length: Int?
-        var sha256: String?
+        public var length: Int?
+        public var sha256: String?
     }
 
-    let port: Int
-    let directory: URL
+    public let port: Int
+    public let directory: URL
     private let process: Process
     private let logPath: URL
 
+    /// Sources/JouleTesting/ → the package root → Tests/Support.
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Support/fault_http_server.py").path
+        .deletingLastPathComponent().appendingPathComponent("Tests/Support/fault_http_server.py").path
 
-    /// Starts the server and waits, without blocking a thread, for the port it writes.
-    static func start() async throws -> FaultHTTPServer {
+    /// Starts the server and waits, without blocking a thread, for the port it writes. A
+    /// blocking read here starved the cooperative pool when many tests started servers at once,
+    /// delaying other tests' attempts and watchdogs.
+    public static func start() async throws -> FaultHTTPServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let logPath = directory.appendingPathComponent("requests.log")
@@ -62,53 +63,36 @@ final class FaultHTTPServer: @unchecked Sendable {
 
     deinit {
         // SIGKILL, not SIGTERM: a server thread stuck in a fault must not delay the test's end.
+        // Foundation reaps the child; waiting here would block a cooperative thread.
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// A destination path in the test's own directory.
-    func destination(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    public func destination(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
     /// Requests so far for `path`, oldest first.
-    func requests(_ path: String) throws -> [LoggedRequest] {
+    public func requests(_ path: String) throws -> [LoggedRequest] {
         guard let text = try? String(contentsOf: logPath, encoding: .utf8) else { return [] }
         return try text.split(separator: "\n").map { try JSONDecoder().decode(LoggedRequest.self, from: Data($0.utf8)) }
             .filter { $0.path == path }
     }
 
     /// The path where the server stored the last upload body it received for `path`.
-    func received(_ path: String) -> String {
+    public func received(_ path: String) -> String {
         directory.appendingPathComponent("received").appendingPathComponent(path.split(separator: "/").joined(separator: "_")).path
     }
 
     /// The bytes the server sends for `size` at `version`.
-    static func body(size: Int, version: Int = 0) -> [UInt8] {
+    public static func body(size: Int, version: Int = 0) -> [UInt8] {
         (0..<size).map { UInt8((($0 * 31) + 7 + version) % 251) }
     }
 
-    static func fileBytes(_ path: String) -> [UInt8]? {
+    public static func fileBytes(_ path: String) -> [UInt8]? {
         FileManager.default.contents(atPath: path).map { [UInt8]($0) }
     }
 
-    static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
-}
-
-/// Collects what the downloader reports through `onDurable`.
-final class DurableLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [(Int64, String?)] = []
-
-    func record(_ progress: DurableProgress) {
-        lock.lock()
-        entries.append((progress.durableBytes, progress.validators.strongETag))
-        lock.unlock()
-    }
-
-    var all: [(Int64, String?)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return entries
-    }
+    public static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 }

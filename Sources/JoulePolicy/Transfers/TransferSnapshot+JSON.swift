@@ -1,0 +1,106 @@
+import JouleHardware
+
+extension TransferSnapshot {
+    /// Reads one object of `Get` (`Transfer.json`); a bad key is named in the error, as
+    /// `state` or `waitingFor[1]` (`[3].bytes` in a list). Every key of the contract is required with
+    /// its type, null where the contract allows it; keys it does not know are ignored, so a
+    /// newer daemon may add some.
+    public init(json text: String) throws(JSONDecodingError) {
+        try self.init(json: try Self.parse(text), key: "")
+    }
+
+    public init(json value: JSONValue) throws(JSONDecodingError) {
+        try self.init(json: value, key: "")
+    }
+
+    /// Reads `List`'s (or `ListSession`'s) array, oldest first.
+    public static func list(json text: String) throws(JSONDecodingError) -> [TransferSnapshot] {
+        guard case .array(let items) = try parse(text) else {
+            throw JSONDecodingError(key: "", message: "expected an array of transfers")
+        }
+        var transfers: [TransferSnapshot] = []
+        for (index, item) in items.enumerated() { transfers.append(try TransferSnapshot(json: item, key: "[\(index)]")) }
+        return transfers
+    }
+
+    private static func parse(_ text: String) throws(JSONDecodingError) -> JSONValue {
+        do throws(JSONParseError) { return try JSONParser.parse(text) } catch {
+            throw JSONDecodingError(key: "", message: error.description)
+        }
+    }
+
+    private init(json value: JSONValue, key prefix: String) throws(JSONDecodingError) {
+        guard case .object(let object) = value else {
+            throw JSONDecodingError(key: prefix, message: "expected a transfer object, got \(Self.clip(value))")
+        }
+        let reader = Reader(object: object, prefix: prefix.isEmpty ? "" : prefix + ".")
+        id = try reader.required("id", "a string", \.stringValue)
+        url = try reader.required("url", "a string", \.stringValue)
+        destination = try reader.optional("destination", "a string", \.stringValue)
+        discretionary = try reader.required("discretionary", "true or false", \.boolValue)
+        priority = try reader.required("priority", "high, normal or low") { $0.stringValue.flatMap(TransferPriority.init(rawValue:)) }
+        batch = try reader.optional("batch", "a string", \.stringValue)
+        bytes = try reader.required("bytes", "a count of bytes", Self.count)
+        totalBytes = try reader.optional("totalBytes", "a count of bytes", Self.count)
+        attempts = try reader.required("attempts", "a count", { $0.intValue.flatMap { $0 >= 0 ? $0 : nil } })
+        deadline = try reader.required("deadline", "Unix seconds", \.doubleValue)
+        error = try reader.optional("error", "a string", \.stringValue)
+        let nextAttempt = try reader.optional("nextAttempt", "Unix seconds", \.doubleValue)
+        let words = try reader.required("waitingFor", "an array", \.arrayValue)
+        var unmet: [TransferCondition] = []
+        for (index, word) in words.enumerated() {
+            guard let condition = word.stringValue.flatMap(TransferCondition.init(rawValue:)) else {
+                throw reader.failure("waitingFor[\(index)]", expected: TransferCondition.allCases.map(\.rawValue).joined(separator: ", "), got: word)
+            }
+            unmet.append(condition)
+        }
+        let name = try reader.required("state", TransferState.names.joined(separator: ", ")) { value in
+            value.stringValue.flatMap { TransferState.names.contains($0) ? $0 : nil }
+        }
+        switch name {
+        case "waiting": state = .waiting(unmet: unmet)
+        case "running": state = .running
+        case "suspended": state = .suspended(until: nextAttempt)
+        case "retrying":
+            guard let nextAttempt else {
+                throw JSONDecodingError(key: reader.prefix + "nextAttempt", message: "a retrying transfer needs the time of its next attempt")
+            }
+            state = .retrying(next: nextAttempt)
+        case "completed": state = .completed
+        case "failed": state = .failed(reason: error ?? "")
+        default: state = .cancelled
+        }
+    }
+
+    /// A non-negative integer as Int64.
+    private static func count(_ value: JSONValue) -> Int64? { value.intValue.flatMap { $0 >= 0 ? Int64($0) : nil } }
+
+    /// At most 80 characters of a bad value in a message.
+    private static func clip(_ value: JSONValue) -> String {
+        let text = value.serialized
+        return text.count <= 80 ? text : String(text.prefix(80)) + "…"
+    }
+
+    /// One object's keys, each read through a conversion that returns nil for a wrong value.
+    private struct Reader {
+        let object: JSONObject
+        let prefix: String
+
+        func failure(_ key: String, expected: String, got value: JSONValue) -> JSONDecodingError {
+            JSONDecodingError(key: prefix + key, message: "expected \(expected), got \(TransferSnapshot.clip(value))")
+        }
+
+        func required<T>(_ key: String, _ expected: String, _ convert: (JSONValue) -> T?) throws(JSONDecodingError) -> T {
+            guard let value = object[key] else { throw JSONDecodingError(key: prefix + key, message: "missing") }
+            guard let converted = convert(value) else { throw failure(key, expected: expected, got: value) }
+            return converted
+        }
+
+        func optional<T>(_ key: String, _ expected: String, _ convert: (JSONValue) -> T?) throws(JSONDecodingError) -> T? {
+            guard let value = object[key] else { throw JSONDecodingError(key: prefix + key, message: "missing") }
+            if value.isNull { return nil }
+            guard let converted = convert(value) else { throw failure(key, expected: expected + " or null", got: value) }
+            return converted
+        }
+    }
+}
