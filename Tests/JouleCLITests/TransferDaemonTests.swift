@@ -170,6 +170,27 @@ struct TransferDaemonTests {
         #expect(list.contains(id))
     }
 
+    @Test func uploadsArriveWholeByPUTAndPOST() async throws {
+        let rig = try await Rig()
+        defer { Task { await rig.stop() } }
+        let source = rig.server.destination("report.bin")
+        try Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }).write(to: URL(fileURLWithPath: source))
+        let put = try await rig.add(TransferRequest(url: rig.server.url("/put"), upload: source))
+        let post = try await rig.add(TransferRequest(
+            url: rig.server.url("/post"), upload: source, method: .post,
+            headers: [TransferHeader(name: "Content-Type", value: "application/octet-stream")]))
+        for id in [put, post] {
+            let done = try await rig.wait(id, for: "completed")
+            #expect(done["bytes"] as? Int == 200_000)
+            #expect(await rig.signals.waitFor(["TransferFinished", id, "completed", source]))
+        }
+        let expected = try Self.sha256(source)
+        #expect(try rig.server.requests("/put").map(\.method) == ["PUT"])
+        #expect(try rig.server.requests("/post").map(\.method) == ["POST"])
+        #expect(try Self.sha256(rig.server.received("/put")) == expected)
+        #expect(try Self.sha256(rig.server.received("/post")) == expected)
+    }
+
     @Test func discretionaryWaitsForACBatteryAndLowPowerModeOnALowBattery() async throws {
         // 14 % and discharging: Low Power Mode is on, no line power.
         let rig = try await Rig()
