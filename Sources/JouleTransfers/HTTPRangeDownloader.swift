@@ -92,7 +92,7 @@ public final class HTTPRangeDownloader: Sendable {
         var offset: Int64 = 0
         var lastSync = ContinuousClock.now
         // One fsync at a time runs on the thread pool while the body keeps arriving: the
-        // network and the disk overlap, and the event loop never waits on the disk.
+        // network and the disk overlap, and the event loop never waits for an fsync.
         var inflight: (offset: Int64, done: EventLoopFuture<Void>)?
         /// Starts an fsync of everything written so far.
         func startSync() throws(HardwareError) {
