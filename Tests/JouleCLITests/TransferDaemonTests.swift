@@ -228,6 +228,36 @@ struct TransferDaemonTests {
         try await rig.wait(id, for: "completed")
     }
 
+    @Test func losingTheUnmeteredNetworkMidTransferSuspendsWithoutCountingAnAttempt() async throws {
+        var mock: DBusMock?
+        let rig = try await Rig { harness in
+            let nm = try await DBusMock(.networkManager, address: harness.bus.address)
+            try await nm.addProperties(interface: NetworkManagerClient.interface, [("Metered", .uint32(2))])
+            mock = nm
+        }
+        defer {
+            mock?.stop()
+            Task { await rig.stop() }
+        }
+        let size = 1_000_000, path = "/roam"
+        let destination = rig.server.destination("roam.bin")
+        let id = try await rig.add(
+            TransferRequest(url: rig.server.url("\(path)?size=\(size)&trickle=100000"), destination: destination, unmeteredOnly: true))
+        try await rig.wait(id, for: "running") { ($0["bytes"] as? Int ?? 0) > 0 }
+        // The phone hotspot takes over: YES (1).
+        try await #require(mock).setProperty(interface: NetworkManagerClient.interface, name: "Metered", value: .uint32(1))
+        let held = try await rig.wait(id, for: "waiting") { ($0["waitingFor"] as? [String]) == ["unmetered"] }
+        #expect(rig.signals.all.contains(["TransferChanged", id, "suspended"]))
+        #expect(held["attempts"] as? Int == 0)
+        let kept = try #require(held["bytes"] as? Int)
+        #expect(kept > 0)
+        // Back on Wi-Fi: it resumes from what it kept.
+        try await #require(mock).setProperty(interface: NetworkManagerClient.interface, name: "Metered", value: .uint32(2))
+        try await rig.wait(id, for: "completed")
+        #expect(FaultHTTPServer.fileBytes(destination) == FaultHTTPServer.body(size: size))
+        #expect(try rig.server.requests(path).compactMap(\.range).contains("bytes=\(kept)-"))
+    }
+
     @Test func aModemRouteIsMeteredUntilTheConfigSaysOtherwise() async throws {
         let rig = try await Rig(network: .modem)
         defer { Task { await rig.stop() } }

@@ -26,6 +26,36 @@ struct DaemonConfigurationTests {
         #expect(loaded == DaemonConfiguration())
     }
 
+    /// Every `transfers:` key by its binding name.
+    @Test func everyTransfersKeyIsRead() throws {
+        let yaml = """
+            transfers:
+              retryInitial: 1
+              retryMax: 60
+              retryJitter: 0
+              retryAfterMin: 2
+              retryAfterMax: 90
+              maxRedirects: 2
+              maxAttemptsWithoutProgress: 3
+              throughputFloor: 10
+              throughputWindow: 0.5
+              maxConcurrent: 1
+              defaultTimeout: 3600
+              meteredInterfaces:
+                wlan1: true
+                wwan0: false
+            """
+        let settings = try DaemonConfiguration.parse(yaml: yaml, file: "joule.yaml").transfers
+        let tuning = TransferTuning(
+            retryInitial: .seconds(1), retryMax: .seconds(60), retryJitter: 0, retryAfterMin: .seconds(2),
+            retryAfterMax: .seconds(90), maxRedirects: 2, maxAttemptsWithoutProgress: 3, throughputFloor: 10,
+            throughputWindow: .milliseconds(500))
+        #expect(settings.tuning == tuning)
+        #expect(settings.maxConcurrent == 1)
+        #expect(settings.defaultTimeout == 3600)
+        #expect(settings.meteredInterfaces == ["wlan1": true, "wwan0": false])
+    }
+
     @Test func aMissingFileIsTheDefaults() throws {
         #expect(try DaemonConfiguration.load(path: "/nonexistent/joule.yaml") == DaemonConfiguration())
         #expect(try DaemonConfiguration.parse(yaml: "", file: "empty.yaml").file == "empty.yaml")
@@ -113,6 +143,12 @@ struct DaemonConfigurationTests {
         ("beacons:\n  - regions: [door=nope]\n", "joule.yaml:2:14: beacons[0].regions:"),
         ("lowPowerMode: [\n", "joule.yaml:2:1: not valid YAML"),
         ("metrics: 3\n", "joule.yaml:1:10: metrics: expected a mapping"),
+        ("transfers:\n  retryInitial: soon\n", "joule.yaml:2:17: transfers.retryInitial: expected a number"),
+        ("transfers:\n  maxConcurrent: 0\n", "joule.yaml:2:18: transfers.maxConcurrent: expected a number from 1 to 64"),
+        ("transfers:\n  retryJitter: 2\n", "joule.yaml:2:16: transfers.retryJitter: expected a number from 0 to 0.9"),
+        ("transfers:\n  meteredInterfaces:\n    wlan0: sometimes\n", "joule.yaml:3:12: transfers.meteredInterfaces.wlan0: expected true or false"),
+        ("transfers:\n  retryInitial: 60\n  retryMax: 30\n", "joule.yaml:2:3: transfers.retryMax: must be at least retryInitial"),
+        ("transfers:\n  speed: 3\n", "joule.yaml:2:3: transfers.speed: unknown key"),
     ])
     func errorsNameFileLineColumnAndKey(_ yaml: String, _ expected: String) {
         let message = Self.failure(yaml)
