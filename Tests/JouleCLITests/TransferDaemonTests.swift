@@ -302,6 +302,23 @@ struct TransferDaemonTests {
         #expect(environment.contains("JOULE_TRANSFER_URL=\(rig.server.url("/missing?status=404"))\n"))
     }
 
+    /// As BITS: attempts without progress fail the transfer; attempts that make progress never
+    /// count, however many there are.
+    @Test func attemptsWithoutProgressFailItAndProgressResetsTheCount() async throws {
+        let rig = try await Rig(config: "transfers:\n  retryInitial: 0.05\n  retryMax: 0.1\n  retryJitter: 0\n  maxAttemptsWithoutProgress: 3\n")
+        defer { Task { await rig.stop() } }
+        let stuck = try await rig.add(TransferRequest(url: rig.server.url("/down?status=503"), destination: rig.server.destination("down.bin")))
+        let failed = try await rig.wait(stuck, for: "failed")
+        #expect((failed["error"] as? String)?.contains("3 attempts without progress") == true, "\(failed)")
+        #expect(try rig.server.requests("/down").count == 3)
+        // Every response is cut after 1000 bytes, but each resumes further: 5 attempts, no failure.
+        let destination = rig.server.destination("chunks.bin")
+        let chunked = try await rig.add(TransferRequest(url: rig.server.url("/chunks?size=5000&cut=1000"), destination: destination))
+        try await rig.wait(chunked, for: "completed")
+        #expect(try rig.server.requests("/chunks").count >= 5)
+        #expect(FaultHTTPServer.fileBytes(destination) == FaultHTTPServer.body(size: 5000))
+    }
+
     @Test func aSHA256MismatchFailsLeavingNoFile() async throws {
         let rig = try await Rig()
         defer { Task { await rig.stop() } }
@@ -487,6 +504,24 @@ struct TransferDaemonTests {
         let cancel = try asNobody(["Cancel", "s", id])
         #expect(cancel.status != 0, "\(cancel.output)")
         #expect(try await rig.get(id)["state"] as? String == "waiting")
+        // Nobody's own transfer: the hook runs as nobody, and the file is handed to nobody.
+        let shared = rig.server.destination("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        chmod(shared, 0o777)
+        let destination = shared + "/theirs.bin"
+        let added = try asNobody([
+            "Add", "a{sv}", "3", "url", "s", rig.server.url("/theirs?size=100"), "destination", "s", destination,
+            "onComplete", "s", "id -u > \(shared)/hook-uid",
+        ])
+        #expect(added.status == 0, "\(added.output)")
+        let theirs = try #require(added.output.split(separator: "\"").dropFirst().first.map(String.init))
+        try await rig.wait(theirs, for: "completed")
+        #expect(FileSystem.owner(of: destination) == 65534)
+        for _ in 0..<100 where !FaultHTTPServer.exists(shared + "/hook-uid") { try await Task.sleep(for: .milliseconds(100)) }
+        #expect((try? String(contentsOfFile: shared + "/hook-uid", encoding: .utf8)) == "65534\n")
+        // Root sees both; nobody only its own.
+        let nobodyList = try asNobody(["List"])
+        #expect(nobodyList.output.contains(theirs) && !nobodyList.output.contains(id))
     }
 
     @Test func aFullDiskFailsClearlyWithoutAPartialFile() async throws {
@@ -511,6 +546,19 @@ struct TransferDaemonTests {
             try? umount.run()
             umount.waitUntilExit()
         }
+        // Less than 5 % free: a transfer waits for storage, and starts once there is room (a
+        // reload re-evaluates at once instead of the slow re-check).
+        let filler = mountPoint + "/filler"
+        try Data(count: 1_000_000).write(to: URL(fileURLWithPath: filler))
+        let small = mountPoint + "/small.bin"
+        let waiting = try await rig.add(TransferRequest(url: rig.server.url("/small?size=1000"), destination: small))
+        let held = try await rig.wait(waiting, for: "waiting")
+        #expect(held["waitingFor"] as? [String] == ["storage"])
+        try FileManager.default.removeItem(atPath: filler)
+        kill(try #require(rig.harness.process).processIdentifier, SIGHUP)
+        try await rig.wait(waiting, for: "completed")
+        try FileManager.default.removeItem(atPath: small)
+
         let destination = mountPoint + "/big.bin"
         let id = try await rig.add(TransferRequest(url: rig.server.url("/big?size=4000000"), destination: destination))
         let failed = try await rig.wait(id, for: "failed")

@@ -110,6 +110,7 @@ actor DaemonTransfers {
         refreshNetwork()
         await scheduler.setSettings(fresh)
         await scheduler.setReadings(Self.readings(power, metered: metered.metered))
+        await scheduler.reevaluate()
     }
 
     private func networkManagerChanged(_ change: NetworkManagerClient.Change) async {

@@ -79,6 +79,9 @@ public actor TransferScheduler {
         hooks = TransferCompletionHooks(log: log)
     }
 
+    /// How often free space is looked at again while a transfer waits for it.
+    static let storageRecheck = 60.0
+
     // MARK: Life
 
     /// After a crash, `running` transfers become `suspended` (their `.part` files are cut back
@@ -113,6 +116,9 @@ public actor TransferScheduler {
         readings = fresh
         evaluate()
     }
+
+    /// Looks at every transfer again now (SIGHUP), for what announces nothing, as free space.
+    public func reevaluate() { evaluate() }
 
     public func setSettings(_ fresh: TransferSettings) {
         guard fresh != settings else { return }
@@ -223,6 +229,9 @@ public actor TransferScheduler {
             }
             let unmet = conditions(transfer, now: now)
             if unmet.contains(.beginAfter), let begin = transfer.beginAfter { wake(at: begin) }
+            // Free space announces nothing when it returns: a slow look, only while some
+            // transfer waits for it (as Android re-checks for its storage-OK broadcast).
+            if unmet.contains(.storage) { wake(at: now + Self.storageRecheck) }
             candidates.append((transfer, unmet))
         }
 
