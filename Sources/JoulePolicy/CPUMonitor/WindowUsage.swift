@@ -1,5 +1,5 @@
 /// CPU time spent over an observed span.
-public struct WindowUsage: Sendable, Equatable {
+public struct WindowUsage: Sendable, Hashable {
     public var cpuSeconds: Double
     public var observedSeconds: Double
 

@@ -71,14 +71,24 @@ public struct ResourceReport: Sendable, Equatable {
     public var exceptionNote: String? { fatal ? nil : "NON-FATAL CONDITION" }
 
     /// Average over the observed span, in percent of one core, rounded.
-    public var observedPercent: Int {
+    public var observedPercent: Int { Self.observedPercent(cpuSeconds: cpuSeconds, observedSeconds: observedSeconds) }
+
+    /// `(Limit 80%) Observed 97% over 50 seconds`
+    public var exceptionMessage: String {
+        Self.exceptionMessage(limitPercent: limitPercent, cpuSeconds: cpuSeconds, observedSeconds: observedSeconds)
+    }
+
+    /// The average of `cpuSeconds` over `observedSeconds`, in percent of one core, rounded.
+    public static func observedPercent(cpuSeconds: Double, observedSeconds: Double) -> Int {
         guard observedSeconds > 0, cpuSeconds.isFinite else { return 0 }
         return Int((cpuSeconds / observedSeconds * 100).rounded())
     }
 
-    /// `(Limit 80%) Observed 97% over 50 seconds`
-    public var exceptionMessage: String {
-        "(Limit \(Self.number(limitPercent))%) Observed \(observedPercent)% over \(Self.wholeSeconds(observedSeconds)) seconds"
+    /// The Exception Message of a report on this usage, for callers that word a violation
+    /// before (or without) building the whole report: `(Limit 80%) Observed 97% over 50 seconds`.
+    public static func exceptionMessage(limitPercent: Double, cpuSeconds: Double, observedSeconds: Double) -> String {
+        let percent = observedPercent(cpuSeconds: cpuSeconds, observedSeconds: observedSeconds)
+        return "(Limit \(number(limitPercent))%) Observed \(percent)% over \(wholeSeconds(observedSeconds)) seconds"
     }
 
     /// `48 seconds cpu time over 50 seconds (97% cpu average), exceeding limit of 80% cpu over 60 seconds`
