@@ -1,6 +1,6 @@
 /// A transition of a supervised app, one line each in `joule app events`. Its raw value is the
 /// binding JSON word.
-public enum AppLifecycleEvent: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+public enum AppLifecycleEvent: String, Sendable, Hashable, CaseIterable, LifecycleWord {
     case willResignActive
     case didEnterBackground
     case backgroundTaskBegan
@@ -11,11 +11,6 @@ public enum AppLifecycleEvent: String, Sendable, Hashable, CaseIterable, CustomS
     case didBecomeActive
     case killed
     case exited
-
-    /// The event's JSON word.
-    public var name: String { rawValue }
-
-    public var description: String { rawValue }
 
     /// Whether the app hears this event on its lifecycle socket: the four lifecycle callbacks
     /// and the expiration warning. The others are joule's record of what it did (a suspended

@@ -147,7 +147,12 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// Time passing: call at every deadline an output gave.
-    public mutating func tick(at time: Double) -> Output { finish(start(at: time)) }
+    public mutating func tick(at time: Double) -> Output {
+        // Two statements: in `finish(start(at:))` the copy of self that `finish` reads is taken
+        // before `start` mutates it.
+        let actions = start(at: time)
+        return finish(actions)
+    }
 
     /// One message from the app's socket `connection`.
     public mutating func receive(_ message: LifecycleMessage, connection: Int, at time: Double) -> Received {
