@@ -254,14 +254,23 @@ import Testing
         #expect(machine.state == .active)
     }
 
-    @Test func inactiveFromSuspendedThawsAndStopsShortOfActive() {
+    @Test func inactiveLeavesABackgroundAppWhereItIs() {
+        // The session locking makes every app inactive; that must not wake suspended ones.
         var machine = AppLifecycleMachine()
         let at = Self.suspended(&machine) + 1
-        let output = machine.request(.inactive, at: at)
-        #expect(output.actions.first == .thaw)
-        #expect(output.events == [.willEnterForeground])
-        #expect(machine.state == .inactive)
-        #expect(machine.request(.foreground, at: at + 1).events == [.didBecomeActive])
+        #expect(machine.request(.inactive, at: at).actions.isEmpty)
+        #expect(machine.state == .suspended)
+        var running = AppLifecycleMachine()
+        let since = Self.backgrounded(&running)
+        #expect(running.request(.inactive, at: since + 1).actions.isEmpty)
+        #expect(running.tick(at: since + 5).actions == [.freeze])
+    }
+
+    @Test func inactiveThenForegroundOnlyBecomesActive() {
+        var machine = AppLifecycleMachine()
+        _ = machine.request(.inactive, at: Self.t0)
+        #expect(machine.request(.foreground, at: Self.t0 + 1).actions
+            == [.notify(AppLifecycleNotice(event: .didBecomeActive, state: .active, time: Self.t0 + 1))])
     }
 
     @Test func terminateThawsFirstThenSigtermThenKillsAfterFiveSeconds() {

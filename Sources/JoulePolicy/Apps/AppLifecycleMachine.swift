@@ -6,7 +6,7 @@ import JouleHardware
 /// process side must carry out and the next deadline at which `tick(at:)` must be called.
 ///
 /// The rules (issue 14, binding):
-/// - active → inactive: `willResignActive`. → background: `didEnterBackground`, then the grace
+/// - active → inactive: `willResignActive` (an app in the background stays there). → background: `didEnterBackground`, then the grace
 ///   period. Background (or a suspend from the foreground) is taken only once the request has
 ///   been seen twice, `debounce` apart, with no other request between: the caller asks again at
 ///   the deadline it is given, so a blip never freezes an app.
@@ -117,14 +117,14 @@ public struct AppLifecycleMachine: Sendable {
         switch request {
         case .foreground:
             pending = nil
-            comeForward(active: true, at: time, into: &actions)
+            comeForward(at: time, into: &actions)
         case .inactive:
+            // Only an active app resigns: the session locking must not wake what is in the
+            // background (iOS leaves background apps alone when the device locks).
             pending = nil
             if state == .active {
                 state = .inactive
                 notify(.willResignActive, at: time, into: &actions)
-            } else if !state.isForeground {
-                comeForward(active: false, at: time, into: &actions)
             }
         case .background, .suspend:
             if state.isForeground {
@@ -370,8 +370,8 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// Back to the foreground: thawed first if frozen, then `willEnterForeground` (inactive)
-    /// and, when `active`, `didBecomeActive`.
-    private mutating func comeForward(active: Bool, at time: Double, into actions: inout [AppLifecycleAction]) {
+    /// and `didBecomeActive`.
+    private mutating func comeForward(at time: Double, into actions: inout [AppLifecycleAction]) {
         if !state.isForeground {
             if isFrozen { thaw(into: &actions) }
             freezingSince = nil
@@ -379,7 +379,7 @@ public struct AppLifecycleMachine: Sendable {
             state = .inactive
             notify(.willEnterForeground, at: time, into: &actions)
         }
-        if active, state == .inactive {
+        if state == .inactive {
             state = .active
             notify(.didBecomeActive, at: time, into: &actions)
         }
