@@ -613,6 +613,19 @@ class IdleWindow:
         return "; ".join(parts)
 
 
+def observe(windows, seconds):
+    """Samples every IdleWindow about once a second for `seconds`; returns the span measured."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        time.sleep(min(1.0, seconds - (time.monotonic() - t0)))
+        for w in windows.values():
+            w.sample()
+    span = time.monotonic() - t0
+    for w in windows.values():
+        w.finish(span)
+    return span
+
+
 def wait_for(predicate, timeout, what):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -713,14 +726,7 @@ def bench_daemon(work):
             windows["upowerd"] = IdleWindow(upowerd.pid)
         if static:
             windows["static"] = IdleWindow(static.pid)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < DAEMON_SECONDS:
-            time.sleep(min(1.0, DAEMON_SECONDS - (time.monotonic() - t0)))
-            for w in windows.values():
-                w.sample()
-        span = time.monotonic() - t0
-        for w in windows.values():
-            w.finish(span)
+        span = observe(windows, DAEMON_SECONDS)
         if joule.poll() is not None or (upowerd and upowerd.poll() is not None):
             raise RuntimeError("a daemon exited during the idle window")
 
@@ -892,19 +898,12 @@ def bench_queue(work):
         warm = 10
         time.sleep(warm)
         windows = {name: IdleWindow(p.pid) for name, p in procs.items()}
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < DAEMON_SECONDS:
-            time.sleep(min(1.0, DAEMON_SECONDS - (time.monotonic() - t0)))
-            for w in windows.values():
-                w.sample()
-        span = time.monotonic() - t0
-        for w in windows.values():
-            w.finish(span)
+        span = observe(windows, DAEMON_SECONDS)
         if any(p.poll() is not None for p in procs.values()):
             raise RuntimeError("queue: a daemon exited during the idle window")
 
         # One re-evaluation each: a SIGHUP that changes transfers.maxConcurrent (5 ↔ 6), so
-        # setSettings evaluates every live transfer once. The same reloads on the idle daemon
+        # the reload evaluates every live transfer once. The same reloads on the idle daemon
         # give the cost of the rest of a reload (config parse, engines, workloads), subtracted.
         if QUEUE_RELOADS > 0:
             log(f"queue: {QUEUE_RELOADS} config reloads (SIGHUP) each, alternating")

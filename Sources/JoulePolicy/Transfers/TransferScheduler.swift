@@ -117,12 +117,11 @@ public actor TransferScheduler {
         evaluate()
     }
 
-    /// Looks at every transfer again now (SIGHUP), for what announces nothing, as free space.
-    public func reevaluate() { evaluate() }
-
-    public func setSettings(_ fresh: TransferSettings) {
-        guard fresh != settings else { return }
+    /// SIGHUP: new settings and readings, then one look at every transfer, changed or not,
+    /// for what announces nothing (free space).
+    public func reload(_ fresh: TransferSettings, readings current: Readings) {
         settings = fresh
+        readings = current
         evaluate()
     }
 
