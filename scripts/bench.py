@@ -5,16 +5,18 @@ Rows: per-process CPU sampling (joule-bench vs psutil vs ps), `joule status --js
 whole process under umockdev (vs a psutil script reading the same files), beacon decoding
 throughput (joule vs tshark vs scripts/beacon_decode.py), the self-cost of `joule watch`
 and its event latency, `joule daemon` idle beside upowerd (wakeups, CPU, peak RSS,
-property-read round trip) on the same battery fixture, and HTTPRangeDownloader's download
-throughput against curl on the same local file. Medians of repeated runs; ratios are
+property-read round trip) on the same battery fixture, HTTPRangeDownloader's download
+throughput against curl on the same local file, and `joule daemon` with 100 discretionary
+transfers waiting beside an idle one (wakeups, CPU, RSS, the CPU of one re-evaluation). Medians of repeated runs; ratios are
 against peers measured in this same run. Numbers are reported as measured, never tuned: a
 missed target says "missed".
 
 Environment: BENCH_WATCH_SECONDS (default 60), BENCH_DAEMON_SECONDS (default 60),
 BENCH_DAEMON_READS (default 2000), BENCH_ADVERTS (default 500000), BENCH_SLEEPERS (default
-300), BENCH_TRANSFER_MIB (default 256), BENCH_TRANSFER_RUNS (default 5), BENCH_OUT (default
+300), BENCH_TRANSFER_MIB (default 256), BENCH_TRANSFER_RUNS (default 5), BENCH_QUEUE_TRANSFERS
+(default 100), BENCH_QUEUE_RELOADS (default 20), BENCH_OUT (default
 BENCHMARKS.md), BENCH_ONLY (comma-separated groups out of
-sampling,status,beacons,watch,latency,daemon,transfers; default all: a partial run says so in the
+sampling,status,beacons,watch,latency,daemon,transfers,queue; default all: a partial run says so in the
 report).
 """
 import json, os, platform, random, shutil, signal, statistics, subprocess, sys, tempfile, time
@@ -611,6 +613,19 @@ class IdleWindow:
         return "; ".join(parts)
 
 
+def observe(windows, seconds):
+    """Samples every IdleWindow about once a second for `seconds`; returns the span measured."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        time.sleep(min(1.0, seconds - (time.monotonic() - t0)))
+        for w in windows.values():
+            w.sample()
+    span = time.monotonic() - t0
+    for w in windows.values():
+        w.finish(span)
+    return span
+
+
 def wait_for(predicate, timeout, what):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -620,7 +635,7 @@ def wait_for(predicate, timeout, what):
     raise RuntimeError(f"{what} within {timeout} s")
 
 
-def start_joule_daemon(work, bus, binary=JOULE, name="joule"):
+def start_joule_daemon(work, bus, binary=JOULE, name="joule", config=None):
     root = os.path.join(work, f"daemon-{name}-root")
     shutil.copytree(DAEMON_FIXTURE, root, symlinks=True)
     for d in ("state", "runtime"):
@@ -631,7 +646,7 @@ def start_joule_daemon(work, bus, binary=JOULE, name="joule"):
         env.pop(k, None)
     logpath = os.path.join(work, f"{name}-daemon.log")
     log_file = open(logpath, "w")
-    cmd = [binary, "daemon", "--root", root, "--config", os.path.join(work, "no-such-joule.yaml")]
+    cmd = [binary, "daemon", "--root", root, "--config", config or os.path.join(work, "no-such-joule.yaml")]
     proc = subprocess.Popen(cmd, env=env, stdout=log_file, stderr=log_file)
     log_file.close()
     read_log = lambda: open(logpath).read()
@@ -711,14 +726,7 @@ def bench_daemon(work):
             windows["upowerd"] = IdleWindow(upowerd.pid)
         if static:
             windows["static"] = IdleWindow(static.pid)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < DAEMON_SECONDS:
-            time.sleep(min(1.0, DAEMON_SECONDS - (time.monotonic() - t0)))
-            for w in windows.values():
-                w.sample()
-        span = time.monotonic() - t0
-        for w in windows.values():
-            w.finish(span)
+        span = observe(windows, DAEMON_SECONDS)
         if joule.poll() is not None or (upowerd and upowerd.poll() is not None):
             raise RuntimeError("a daemon exited during the idle window")
 
@@ -833,6 +841,156 @@ def bench_daemon(work):
         notes.append(f"upowerd could not run here: {upower_error}. joule's rows are judged against the targets alone.")
 
 
+# ---------------------------------------------------------------- joule daemon with 100 waiting transfers
+
+QUEUE_TRANSFERS = int(os.environ.get("BENCH_QUEUE_TRANSFERS", "100"))
+QUEUE_RELOADS = int(os.environ.get("BENCH_QUEUE_RELOADS", "20"))
+
+# Adds the transfers through org.joule.Transfers1.Add(a{sv}) on one python3-dbus connection, then
+# List: prints the state and waitingFor of every transfer the caller sees.
+QUEUE_ADD = r"""
+import dbus, json, sys
+address, directory, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+bus = dbus.bus.BusConnection(address)
+obj = bus.get_object("org.joule.Transfers1", "/org/joule/Transfers1")
+transfers = dbus.Interface(obj, "org.joule.Transfers1")
+for i in range(n):
+    # Port 9 (discard): nothing listens, and nothing should ever connect while the conditions are unmet.
+    transfers.Add(dbus.Dictionary({"url": dbus.String(f"http://127.0.0.1:9/queued-{i}.bin"),
+                                   "destination": dbus.String(f"{directory}/queued-{i}.bin"),
+                                   "discretionary": dbus.Boolean(True)}, signature="sv"))
+listed = json.loads(str(transfers.List()))
+print(json.dumps([{"id": t["id"], "state": t["state"], "waitingFor": t["waitingFor"]} for t in listed]))
+"""
+
+
+def bench_queue(work):
+    """`joule daemon` with QUEUE_TRANSFERS discretionary transfers waiting beside an idle one: the
+    added wakeups, CPU and RSS over one idle window, then the CPU of one re-evaluation."""
+    log(f"queue: two joule daemons idle for {DAEMON_SECONDS} s side by side, one with {QUEUE_TRANSFERS} waiting transfers")
+    buses = {name: PrivateBus(os.path.join(work, f"bus-{name}")) for name in ("queue-idle", "queue-full")}
+    configs = {name: os.path.join(work, f"{name}.yaml") for name in buses}   # absent at start: the defaults
+    procs = {}
+    logs = {name: os.path.join(work, f"{name}-daemon.log") for name in buses}
+    reload_cost = {}
+    try:
+        ready = {}
+        for name, bus in buses.items():
+            procs[name], ready[name] = start_joule_daemon(work, bus, name=name, config=configs[name])
+        dest = os.path.join(work, "queue-downloads")
+        os.makedirs(dest, exist_ok=True)
+        t = time.perf_counter()
+        out = subprocess.run([PY, "-c", QUEUE_ADD, buses["queue-full"].address, dest, str(QUEUE_TRANSFERS)],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"queue: Add failed: {out.stderr[-2000:]}")
+        add_seconds = time.perf_counter() - t
+        listed = json.loads(out.stdout)
+        states = {}
+        for tr in listed:
+            states[tr["state"]] = states.get(tr["state"], 0) + 1
+        waiting_for = sorted({c for tr in listed for c in tr["waitingFor"]})
+        if len(listed) != QUEUE_TRANSFERS or states.get("waiting") != QUEUE_TRANSFERS:
+            raise RuntimeError(f"queue: List has {len(listed)} transfers, states {states}; expected {QUEUE_TRANSFERS} waiting")
+        if os.listdir(dest):
+            raise RuntimeError(f"queue: files appeared in {dest}: {os.listdir(dest)[:5]}")
+
+        warm = 10
+        time.sleep(warm)
+        windows = {name: IdleWindow(p.pid) for name, p in procs.items()}
+        span = observe(windows, DAEMON_SECONDS)
+        if any(p.poll() is not None for p in procs.values()):
+            raise RuntimeError("queue: a daemon exited during the idle window")
+
+        # One re-evaluation each: a SIGHUP that changes transfers.maxConcurrent (5 ↔ 6), so
+        # the reload evaluates every live transfer once. The same reloads on the idle daemon
+        # give the cost of the rest of a reload (config parse, engines, workloads), subtracted.
+        if QUEUE_RELOADS > 0:
+            log(f"queue: {QUEUE_RELOADS} config reloads (SIGHUP) each, alternating")
+            meters = {name: IdleWindow(p.pid) for name, p in procs.items()}
+            t_r = time.monotonic()
+            for i in range(QUEUE_RELOADS):
+                for name, p in procs.items():
+                    with open(configs[name], "w") as f:
+                        f.write(f"transfers:\n  maxConcurrent: {5 + i % 2}\n")
+                    before = open(logs[name]).read().count("SIGHUP: reloaded")
+                    p.send_signal(signal.SIGHUP)
+                    wait_for(lambda: open(logs[name]).read().count("SIGHUP: reloaded") > before, 10,
+                             f"queue: {name} did not log its reload")
+                    time.sleep(0.2)   # the rest of the reload (ready status) settles
+                    meters[name].sample()
+            for m in meters.values():
+                m.finish(time.monotonic() - t_r)
+            reload_cost = {name: m.run_ns / QUEUE_RELOADS for name, m in meters.items()}
+            reload_ticks = {name: m.ticks for name, m in meters.items()}
+            relisted = subprocess.run([PY, "-c", QUEUE_ADD, buses["queue-full"].address, dest, "0"],
+                                      capture_output=True, text=True, check=True).stdout
+            after = {}
+            for tr in json.loads(relisted):
+                after[tr["state"]] = after.get(tr["state"], 0) + 1
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        for bus in buses.values():
+            bus.stop()
+
+    idle, full = windows["queue-idle"], windows["queue-full"]
+
+    # The table's ratio column is peer ÷ joule for costs (here idle ÷ 100 waiting: ≥ 1 means no
+    # more than idle); the cell itself says 100 waiting ÷ idle.
+    def vs(full_value, idle_value):
+        return None if full_value <= 0 else idle_value / full_value
+
+    def times_idle(full_value, idle_value):
+        return f" ({full_value / idle_value:.2f}× idle)" if idle_value > 0 else ""
+
+    cmd = (f"cp -a {DAEMON_FIXTURE} /tmp/q && … .build/release/joule daemon --root /tmp/q (as the daemon rows) + "
+           f"{QUEUE_TRANSFERS} × org.joule.Transfers1.Add({{url, destination, discretionary: true}}), beside an idle one "
+           f"(both idle {span:.0f} s after {warm} s)")
+    rows.append((f"`joule daemon` with {QUEUE_TRANSFERS} discretionary transfers waiting (for {', '.join(waiting_for)}): "
+                 f"wakeups/s, voluntary switches of all threads + threads started",
+                 f"{full.wakeups():.2f} /s{times_idle(full.wakeups(), idle.wakeups())}", "the same daemon idle, no transfers, same window", f"{idle.wakeups():.2f} /s",
+                 vs(full.wakeups(), idle.wakeups()), "no more than idle",
+                 "met" if full.wakeups() <= idle.wakeups() * 1.1 + 0.05 else "missed", cmd))
+    rows.append(("〃 CPU, run time of all threads ÷ wall", f"{full.cpu_pct():.4f} % of a core{times_idle(full.cpu_pct(), idle.cpu_pct())}",
+                 "idle, same window",
+                 f"{idle.cpu_pct():.4f} %", vs(full.cpu_pct(), idle.cpu_pct()), "no more than idle",
+                 "met" if full.cpu_pct() <= idle.cpu_pct() * 1.1 + 0.002 else "missed", "〃"))
+    rows.append(("〃 peak RSS (VmHWM)", f"{full.hwm/1024:.1f} MiB{times_idle(full.hwm, idle.hwm)}", "idle", f"{idle.hwm/1024:.1f} MiB",
+                 vs(full.hwm, idle.hwm), "", "", "〃"))
+    if reload_cost:
+        per_eval = reload_cost["queue-full"] - reload_cost["queue-idle"]
+        rows.append((f"〃 one re-evaluation of the {QUEUE_TRANSFERS} waiting (a SIGHUP reload with 100 waiting, minus the "
+                     f"same reload with none; mean of {QUEUE_RELOADS})",
+                     f"{per_eval/1e6:.2f} ms CPU", "the whole reload, idle daemon",
+                     f"{reload_cost['queue-idle']/1e6:.2f} ms", None, "", "",
+                     f"kill -HUP after rewriting transfers.maxConcurrent (5 ↔ 6) in each daemon's --config"))
+    notes.append(f"Queue: two `joule daemon`s from the same binary, each on its own private dbus-daemon, state dir and copy "
+                 f"of {DAEMON_FIXTURE} (AC offline, discharging: a discretionary transfer waits for {', '.join(waiting_for)}). "
+                 f"{QUEUE_TRANSFERS} downloads were added to one through org.joule.Transfers1.Add from one python3-dbus "
+                 f"connection in {add_seconds:.2f} s; List then showed {states} and no file was written. Both then idled "
+                 f"{span:.0f} s, {warm} s after the last Add, counted as in the daemon rows; \"met\" allows 10 % + 0.05 "
+                 f"wakeups/s (+ 0.002 % CPU) of noise over idle. With {QUEUE_TRANSFERS} waiting: "
+                 f"{full.vol} voluntary, {len(full.born)} threads started, {full.ticks} ticks utime+stime; per thread: "
+                 f"{full.threads_text()}. Idle: {idle.vol} voluntary, {len(idle.born)} threads started, {idle.ticks} ticks; "
+                 f"per thread: {idle.threads_text()}.")
+    if reload_cost:
+        notes.append(f"Queue re-evaluation: the scheduler re-evaluates on a change of readings or settings (it never polls), "
+                     f"so each of {QUEUE_RELOADS} SIGHUPs per daemon rewrote its config with transfers.maxConcurrent 5 ↔ 6 "
+                     f"(a settings change: one pass over the live transfers: SQLite list, a statvfs and the conditions each); "
+                     f"the bench waited for the daemon's \"SIGHUP: reloaded\" log line and 0.2 s more. CPU is thread run time "
+                     f"(schedstat ns) over the reloads: {reload_cost['queue-full']/1e6:.2f} ms per reload with "
+                     f"{QUEUE_TRANSFERS} waiting, {reload_cost['queue-idle']/1e6:.2f} ms idle (ticks: "
+                     f"{reload_ticks['queue-full']} vs {reload_ticks['queue-idle']}); the difference is the evaluation. "
+                     f"Afterwards List showed {after}.")
+
+
 # ---------------------------------------------------------------- report
 
 def write_report(m_start, m_end, started, fuzz):
@@ -868,7 +1026,7 @@ def main():
     work = tempfile.mkdtemp(prefix="joule-bench-")
     groups = [("sampling", bench_sampling), ("status", bench_status), ("beacons", bench_beacons),
               ("watch", bench_watch_cost), ("latency", bench_latency), ("daemon", bench_daemon),
-              ("transfers", bench_transfers)]
+              ("transfers", bench_transfers), ("queue", bench_queue)]
     only = [g for g in os.environ.get("BENCH_ONLY", "").split(",") if g]
     unknown = set(only) - {name for name, _ in groups}
     if unknown:

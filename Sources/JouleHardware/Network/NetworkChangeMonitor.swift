@@ -8,8 +8,7 @@ import Synchronization
 /// consumer is busy collapse into one. `stop()` (or deinit) ends the thread and the stream.
 public final class NetworkChangeMonitor: Sendable {
     public let changes: AsyncStream<Void>
-    private let wake: (read: Int32, write: Int32)
-    private let stopped = Mutex(false)
+    private let thread: StoppableThread
     private let pollReturns: Counter
 
     /// How often the thread has come back from poll(2) for the socket: flat while nothing
@@ -27,44 +26,17 @@ public final class NetworkChangeMonitor: Sendable {
     public init() throws(HardwareError) {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         changes = stream
-        wake = try Syscalls.pipe()
-        let started = DispatchSemaphore(value: 0)
-        let failure = Mutex<HardwareError?>(nil)
-        let stopFD = wake.read
         let counter = Counter()
         pollReturns = counter
-        let thread = Thread {
-            do throws(HardwareError) {
+        thread = try StoppableThread(
+            name: "joule-netlink-monitor",
+            body: { stopFD, ready throws(HardwareError) in
                 try NetlinkGateway.runRouteMonitor(
-                    stopFD: stopFD, ready: { started.signal() }, onWake: { counter.increment() }, onChange: { continuation.yield(()) })
-            } catch {
-                failure.withLock { $0 = error }
-                started.signal()
-            }
-            continuation.finish()
-            Syscalls.close(stopFD)
-        }
-        thread.name = "joule-netlink-monitor"
-        thread.start()
-        started.wait()
-        if let error = failure.withLock({ $0 }) {
-            stopped.withLock { $0 = true }
-            throw error
-        }
+                    stopFD: stopFD, ready: ready, onWake: { counter.increment() }, onChange: { continuation.yield(()) })
+            },
+            finished: { continuation.finish() })
     }
 
     /// Ends the monitor thread and the stream. Safe to call more than once.
-    public func stop() {
-        let first = stopped.withLock { wasStopped -> Bool in
-            defer { wasStopped = true }
-            return !wasStopped
-        }
-        if first { Syscalls.poke(wake.write) }
-    }
-
-    deinit {
-        stop()
-        // The thread closes the read end itself once it has left poll(2).
-        Syscalls.close(wake.write)
-    }
+    public func stop() { thread.stop() }
 }

@@ -108,9 +108,7 @@ actor DaemonTransfers {
     func reload(_ fresh: TransferSettings) async {
         settings = fresh
         refreshNetwork()
-        await scheduler.setSettings(fresh)
-        await scheduler.setReadings(Self.readings(power, metered: metered.metered))
-        await scheduler.reevaluate()
+        await scheduler.reload(fresh, readings: Self.readings(power, metered: metered.metered))
     }
 
     private func networkManagerChanged(_ change: NetworkManagerClient.Change) async {

@@ -117,12 +117,11 @@ public actor TransferScheduler {
         evaluate()
     }
 
-    /// Looks at every transfer again now (SIGHUP), for what announces nothing, as free space.
-    public func reevaluate() { evaluate() }
-
-    public func setSettings(_ fresh: TransferSettings) {
-        guard fresh != settings else { return }
+    /// SIGHUP: new settings and readings, then one look at every transfer, changed or not,
+    /// for what announces nothing (free space).
+    public func reload(_ fresh: TransferSettings, readings current: Readings) {
         settings = fresh
+        readings = current
         evaluate()
     }
 
@@ -197,6 +196,7 @@ public actor TransferScheduler {
             return
         }
         var candidates: [(transfer: Transfer, unmet: [TransferCondition])] = []
+        var spaces: [String: TransferConditions.FileSpace?] = [:]
         var nextEvent: Double?
         func wake(at time: Double) { if time > now { nextEvent = min(nextEvent ?? time, time) } }
 
@@ -208,7 +208,7 @@ public actor TransferScheduler {
                 }
                 // Conditions lost mid-transfer suspend it; a begin-after time or a batch no
                 // longer matter once it runs.
-                let lost = conditions(transfer, now: now).filter { $0 != .beginAfter }
+                let lost = conditions(transfer, now: now, spaces: &spaces).filter { $0 != .beginAfter }
                 if !lost.isEmpty {
                     log("transfers: \(transfer.id) suspended: lost \(lost.map(\.rawValue).joined(separator: ", "))")
                     stop(transfer.id, .conditionLost)
@@ -227,7 +227,7 @@ public actor TransferScheduler {
                 wake(at: next)
                 continue
             }
-            let unmet = conditions(transfer, now: now)
+            let unmet = conditions(transfer, now: now, spaces: &spaces)
             if unmet.contains(.beginAfter), let begin = transfer.beginAfter { wake(at: begin) }
             // Free space announces nothing when it returns: a slow look, only while some
             // transfer waits for it (as Android re-checks for its storage-OK broadcast).
@@ -265,9 +265,21 @@ public actor TransferScheduler {
     }
 
     /// The conditions `transfer` has that the machine does not meet now (never `.batch`).
-    private func conditions(_ transfer: Transfer, now: Double) -> [TransferCondition] {
+    /// - Parameter spaces: free space per directory, read once per pass however many
+    ///   transfers share a directory.
+    private func conditions(
+        _ transfer: Transfer, now: Double, spaces: inout [String: TransferConditions.FileSpace?]
+    ) -> [TransferCondition] {
         var space: TransferConditions.FileSpace?
-        if let destination = transfer.destination { space = freeSpace(Self.directory(of: destination)) }
+        if let destination = transfer.destination {
+            let directory = Self.directory(of: destination)
+            if let known = spaces[directory] {
+                space = known
+            } else {
+                space = freeSpace(directory)
+                spaces[directory] = .some(space)
+            }
+        }
         let requirements = TransferConditions.Requirements(
             discretionary: transfer.requirements.discretionary, unmeteredOnly: transfer.requirements.unmeteredOnly,
             requireAC: transfer.requirements.requireAC, beginAfter: transfer.beginAfter,
