@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "JouleHardware", targets: ["JouleHardware"]),
         .library(name: "JoulePolicy", targets: ["JoulePolicy"]),
         .library(name: "JouleTransfers", targets: ["JouleTransfers"]),
+        .library(name: "JouleApplication", targets: ["JouleApplication"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -71,6 +72,8 @@ let package = Package(
         .executableTarget(name: "joule-bench", dependencies: ["JouleHardware", "JoulePolicy", "JouleTransfers"]),
         // Test doubles (manual clock, recording HCI transport, fake /proc trees), kept out of
         // the libraries as NIOEmbedded is.
+        // What an app links to hear its lifecycle: nothing of Joule's own, no C libraries.
+        .target(name: "JouleApplication"),
         .target(name: "JouleTesting", dependencies: ["JoulePolicy", "JouleHardware"]),
         .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTesting"]),
         .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTesting"]),
@@ -78,6 +81,7 @@ let package = Package(
         .testTarget(name: "JouleTransfersTests", dependencies: ["JouleTransfers", "JoulePolicy", "JouleTesting"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an
         // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.
+        .testTarget(name: "JouleApplicationTests", dependencies: ["JouleApplication"]),
         .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting", "JoulePolicy", "JouleHardware"]),
     ]
 )

@@ -1,0 +1,2 @@
+// Placeholder so the target builds; the app-side library is written on branch appclient.
+enum JouleApplicationPlaceholder {}
