@@ -13,4 +13,22 @@ int joule_pidfd_open(pid_t pid, unsigned int flags);
 // pidfd_send_signal(2), for the same reason.
 int joule_pidfd_send_signal(int pidfd, int sig, siginfo_t *info, unsigned int flags);
 
+// Starts a child for `joule run`. fork(2) then, in the child, only async-signal-safe calls
+// (Swift cannot run between fork and exec in a threaded process): reset the signal mask and
+// the dispositions joule changed, join a cgroup by writing "0" to `cgroup_procs_fd` (when
+// >= 0), wait for one byte on `gate_fd` (when >= 0: the parent registers the child first),
+// then execve(2) `path`. Any failure writes the errno to `report_fd` (a CLOEXEC pipe: EOF
+// there means the exec happened) and exits 127. Returns the PID, or -1 with errno set.
+pid_t joule_spawn(const char *path, char *const argv[], char *const envp[],
+                  int cgroup_procs_fd, int gate_fd, int gate_write_fd, int report_fd, const int *reset_signals, int reset_count);
+
+// accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK, and SO_PEERCRED's struct ucred: both need
+// _GNU_SOURCE, which Swift's Glibc module is not built with.
+int joule_accept_nonblocking(int fd);
+int joule_peer_credentials(int fd, pid_t *pid, uid_t *uid);
+
+// prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of the app reparent to joule, so its whole
+// process tree stays visible (prctl is variadic in C).
+int joule_set_child_subreaper(void);
+
 #endif

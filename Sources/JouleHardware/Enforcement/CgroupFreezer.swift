@@ -113,4 +113,35 @@ public struct CgroupFreezer: Sendable {
         }
         return result
     }
+
+    /// Writes `1` to `cgroup.kill` (Linux 5.14+): SIGKILL to every process in the subtree at
+    /// once, frozen or not, with no race against forks. Throws where there is no such file.
+    public func kill(_ cgroup: String) throws(HardwareError) {
+        try Syscalls.writeControlFile(directory(cgroup) + "/cgroup.kill", "1\n")
+    }
+
+    /// `usage_usec` of the cgroup's `cpu.stat` (present without the cpu controller too), in
+    /// nanoseconds; nil when unreadable.
+    public func cpuUsageNanoseconds(_ cgroup: String) -> UInt64? {
+        guard let text = try? Syscalls.readText(directory(cgroup) + "/cpu.stat") else { return nil }
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if words.count == 2, words[0] == "usage_usec", let micro = UInt64(words[1]) {
+                return micro.multipliedReportingOverflow(by: 1000).overflow ? nil : micro * 1000
+            }
+        }
+        return nil
+    }
+
+    /// Creates the cgroup directory (the kernel fills it in); an existing one is kept.
+    public func create(_ cgroup: String) throws(HardwareError) { try Syscalls.makeDirectories(directory(cgroup), mode: 0o755) }
+
+    /// Removes the (empty) cgroup directory; a missing one is not an error.
+    public func remove(_ cgroup: String) throws(HardwareError) { try Syscalls.removeDirectory(directory(cgroup)) }
+
+    /// Whether `cgroup.procs` of the cgroup can be written by this process: a delegated
+    /// subtree (v2 only; v1 has no `cgroup.freeze`).
+    public func isWritable(_ cgroup: String) -> Bool {
+        Syscalls.isWritable(directory(cgroup) + "/cgroup.procs") && Syscalls.kind(of: directory(cgroup) + "/cgroup.events") == .regular
+    }
 }

@@ -140,3 +140,17 @@ extension Syscalls {
         return fd
     }
 }
+
+// MARK: app cgroups
+
+extension Syscalls {
+    /// rmdir(2); a missing directory is not an error.
+    static func removeDirectory(_ path: String) throws(HardwareError) {
+        if rmdir(path) != 0 && errno != ENOENT {
+            throw HardwareError(operation: "rmdir", path: path, errno: .current)
+        }
+    }
+
+    /// access(2) W_OK, for the real user.
+    static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+}

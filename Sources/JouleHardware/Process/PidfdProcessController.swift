@@ -77,6 +77,10 @@ public struct PidfdProcessController: ProcessController {
         return killed
     }
 
+    /// SIGTERM; false when the process has already exited. A stopped process does not act on
+    /// it until continued, so callers continue (or thaw) first.
+    public func terminate(_ handle: Handle) throws(HardwareError) -> Bool { try send(.term, to: handle) }
+
     private func send(_ signal: ProcessSignal, to handle: Handle) throws(HardwareError) -> Bool {
         do {
             try Syscalls.pidfdSendSignal(handle.fd, signal: signal.number, pid: handle.pid)

@@ -287,6 +287,10 @@ public struct AppLifecycleMachine: Sendable {
 
     // MARK: rules
 
+    /// A freeze (or SIGSTOP) was asked for and is not yet confirmed: the supervisor watches
+    /// for `frozen 1` and calls `freezeConfirmed`.
+    public var isAwaitingFreeze: Bool { freezingSince != nil }
+
     private var isRunning: Bool { state != .terminated && terminatingSince == nil }
     private var isFrozen: Bool { state == .suspended || freezingSince != nil }
 

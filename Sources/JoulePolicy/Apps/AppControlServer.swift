@@ -1,0 +1,63 @@
+import JouleHardware
+
+/// Serves the control socket of a `joule run` supervising on its own: transitions, the list
+/// and the event stream, for `joule app` (see `AppControlMessage`).
+public final class AppControlServer: Sendable {
+    private let server: SeqPacketServer
+    private let task: Task<Void, Never>
+
+    public init(path: String, supervisor: AppSupervisor, log: @escaping @Sendable (String) -> Void) throws(HardwareError) {
+        let server = try SeqPacketServer(path: path, mode: 0o600, limit: AppControlMessage.maxBytes)
+        self.server = server
+        task = Task {
+            var watchers: [Int: Task<Void, Never>] = [:]
+            for await event in server.events {
+                switch event {
+                case .connected: break
+                case .closed(let id):
+                    watchers.removeValue(forKey: id)?.cancel()
+                case .packet(let id, let bytes, let length):
+                    let message: AppControlMessage
+                    do {
+                        guard length <= AppControlMessage.maxBytes else {
+                            throw LifecycleMessageError.tooLarge(bytes: length, limit: AppControlMessage.maxBytes)
+                        }
+                        message = try AppControlMessage.decode(bytes)
+                    } catch {
+                        log("control connection \(id): \(error)")
+                        server.send(AppControlMessage.error("\(error)"), to: id)
+                        continue
+                    }
+                    switch message {
+                    case .transition(let request):
+                        let name = await supervisor.names.first ?? ""
+                        do {
+                            try await supervisor.request(request, app: name)
+                            server.send(AppControlMessage.ok, to: id)
+                        } catch {
+                            server.send(AppControlMessage.error("\(error)"), to: id)
+                        }
+                    case .list:
+                        server.send(AppControlMessage.apps(await supervisor.list()), to: id)
+                    case .events:
+                        let stream = await supervisor.events()
+                        server.send(AppControlMessage.ok, to: id)
+                        watchers[id] = Task {
+                            for await line in stream {
+                                // A watcher that stops reading loses lines rather than stalling the app.
+                                server.send(Array(line.json.serialized.utf8), to: id)
+                            }
+                            server.disconnect(id)
+                        }
+                    }
+                }
+            }
+            for watcher in watchers.values { watcher.cancel() }
+        }
+    }
+
+    public func stop() {
+        server.stop()
+        task.cancel()
+    }
+}

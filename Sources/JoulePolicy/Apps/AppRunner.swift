@@ -1,0 +1,144 @@
+import JouleHardware
+
+/// `joule run`: starts a command in its own cgroup (or, without one, its own process tree),
+/// passes stdin, stdout and the exit status through, and supervises its lifecycle on its own
+/// with an `AppSupervisor`, reachable by `joule app` through a control socket.
+///
+/// Files, in the runtime directory's `apps/`: `NAME.lifecycle` (the app's socket),
+/// `NAME.control` (for `joule app`), `NAME.paused.json` (the pause journal, present only
+/// while something is held).
+public struct AppRunner: Sendable {
+    public var name: String
+    public var command: [String]
+    public var configuration: AppLifecycleMachine.Configuration
+    public var runtime: RuntimeDirectory
+    public var environment: [String: String]
+    /// Prefixes /sys/fs/cgroup (tests).
+    public var cgroupRoot: String = "/"
+
+    /// joule's own failures (before the command ran) exit with this status.
+    public static let setupFailure: Int32 = 1
+    /// A command that cannot start exits with this, as in a shell.
+    public static let cannotStart: Int32 = 127
+
+    public init(name: String?, command: [String], configuration: AppLifecycleMachine.Configuration,
+                runtime: RuntimeDirectory, environment: [String: String]) {
+        self.name = name ?? Self.defaultName(command)
+        self.command = command
+        self.configuration = configuration
+        self.runtime = runtime
+        self.environment = environment
+    }
+
+    /// The command's file name, with characters an app name may not hold replaced by `_`.
+    public static func defaultName(_ command: [String]) -> String {
+        let base = command.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "app"
+        var name = String(base.map { character -> Character in
+            character.isASCII && (character.isLetter || character.isNumber || "._-".contains(character)) ? character : "_"
+        }.prefix(64))
+        if name.hasPrefix(".") { name = "_" + name.dropFirst() }
+        return name.isEmpty ? "app" : name
+    }
+
+    public var appsDirectory: String { runtime.file("apps") }
+    public var lifecycleSocket: String { appsDirectory + "/" + name + ".lifecycle" }
+    public var controlSocket: String { appsDirectory + "/" + name + ".control" }
+    public var journalPath: String { appsDirectory + "/" + name + AppPauseLedger.suffix }
+
+    /// Runs the command to its end and returns the status to exit with. `say` prints joule's
+    /// own lines (on stderr, prefixed by the caller).
+    public func run(say: @escaping @Sendable (String) -> Void) async -> Int32 {
+        guard AppSupervisorError.isValidName(name) else {
+            say(AppSupervisorError.invalidName(name).description)
+            return Self.setupFailure
+        }
+        let controller = PidfdProcessController(root: "/", cgroupRoot: cgroupRoot)
+        do {
+            try runtime.create()
+            try FileSystem.makeDirectories(appsDirectory, mode: 0o700)
+        } catch {
+            say("cannot create \(appsDirectory): \(error)")
+            return Self.setupFailure
+        }
+        for line in AppPauseLedger.recoverLeftovers(in: appsDirectory, controller: controller) { say(line) }
+        if (try? SeqPacketClient(path: controlSocket)) != nil {
+            say(AppSupervisorError.nameInUse(name).description + " (by another joule run; pick one with --name)")
+            return Self.setupFailure
+        }
+        do {
+            try ChildProcess.becomeSubreaper()
+        } catch {
+            say("\(error)")
+            return Self.setupFailure
+        }
+        let containment = AppContainment.choose(name: name, environment: environment, procfs: controller.procfs, freezer: controller.freezer)
+        var cgroupProcs: String?
+        switch containment {
+        case .cgroup(let cgroup):
+            cgroupProcs = controller.freezer.directory(cgroup) + "/cgroup.procs"
+        case .processTree(let reason):
+            say("suspending with SIGSTOP/SIGCONT of the process tree: \(reason)")
+        }
+        var childEnvironment = environment
+        childEnvironment["JOULE_LIFECYCLE_SOCKET"] = lifecycleSocket
+        childEnvironment["JOULE_APP_NAME"] = name
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(command: command, environment: childEnvironment, cgroupProcs: cgroupProcs)
+        } catch {
+            say(error.description)
+            return Self.cannotStart
+        }
+        guard let stat = (try? controller.procfs.stat(child.pid)) ?? nil else {
+            child.abandon()
+            say("\(command[0]): its process vanished before it started")
+            return Self.cannotStart
+        }
+        let actuator: any AppActuator = switch containment {
+        case .cgroup(let cgroup): CgroupAppActuator(controller: controller, cgroup: cgroup)
+        case .processTree: ProcessTreeActuator(controller: controller, anchor: CurrentProcess.pid)
+        }
+        let me = (try? controller.procfs.stat(CurrentProcess.pid))??.identity
+        let supervisor = AppSupervisor(
+            clock: SystemClock(), ledger: AppPauseLedger(path: journalPath, owner: me),
+            reports: ReportStore.defaultDirectory().map(ReportStore.init(directory:)), log: say)
+        let registration = AppRegistration(
+            name: name, identity: stat.identity, uid: CurrentProcess.realUserID, configuration: configuration,
+            actuator: actuator, socketPath: lifecycleSocket)
+        let control: AppControlServer
+        do {
+            try await supervisor.add(registration)
+            control = try AppControlServer(path: controlSocket, supervisor: supervisor, log: say)
+        } catch {
+            child.abandon()
+            say("\(error)")
+            _ = await child.termination(reapOrphans: false)
+            return Self.setupFailure
+        }
+        let termination: ChildProcess.Termination
+        let signals = try? SignalListener([.interrupt, .terminate, .hangup]) { signal in
+            Task {
+                // A stopped or frozen app cannot act on a signal: continue it first. The
+                // terminal already sent SIGINT to the app's process group.
+                await supervisor.releaseAll()
+                if signal != .interrupt { child.send(signal) }
+            }
+        }
+        do {
+            try child.release()
+            termination = await child.termination(reapOrphans: true)
+        } catch {
+            say(error.description)
+            _ = await child.termination(reapOrphans: true)
+            await supervisor.exited(name, detail: "cannot start: \(error.reason)")
+            control.stop()
+            return Self.cannotStart
+        }
+        signals?.cancel()
+        await supervisor.exited(name, detail: termination.description)
+        await supervisor.finishEvents()
+        control.stop()
+        if case .cgroup(let cgroup) = containment { try? controller.freezer.remove(cgroup) }
+        return termination.shellStatus
+    }
+}
