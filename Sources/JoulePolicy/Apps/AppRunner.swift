@@ -45,6 +45,32 @@ public struct AppRunner: Sendable {
     public var controlSocket: String { appsDirectory + "/" + name + ".control" }
     public var journalPath: String { appsDirectory + "/" + name + AppPauseLedger.suffix }
 
+    /// Low Power Mode and the thermal state halve the grace and budget: from joule daemon's
+    /// org.joule.Energy1 when it runs (followed until the app exits), else from the stored
+    /// override (`joule lowpower on`), read once.
+    static func followConditions(supervisor: AppSupervisor, environment: [String: String]) async -> Task<Void, Never>? {
+        guard let daemon = await DaemonClient.find(environment: environment) else {
+            let on = LowPowerOverrideStore.forCurrentUser()?.load() == .on
+            await supervisor.setConditions(lowPowerMode: on, thermalState: .nominal)
+            return nil
+        }
+        if let state = try? await daemon.state() {
+            await supervisor.setConditions(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
+        }
+        return Task {
+            guard let events = try? await daemon.events() else { return }
+            for await event in events {
+                switch event {
+                case .state(let state):
+                    await supervisor.setConditions(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
+                case .energy(let timed):
+                    await supervisor.setConditions(lowPowerMode: timed.lowPowerMode, thermalState: timed.thermalState)
+                }
+            }
+            await daemon.close()
+        }
+    }
+
     /// Runs the command to its end and returns the status to exit with. `say` prints joule's
     /// own lines (on stderr, prefixed by the caller).
     public func run(say: @escaping @Sendable (String) -> Void) async -> Int32 {
@@ -106,6 +132,8 @@ public struct AppRunner: Sendable {
             name: name, identity: stat.identity, uid: CurrentProcess.realUserID, configuration: configuration,
             actuator: actuator, socketPath: lifecycleSocket)
         let control: AppControlServer
+        let conditions = await Self.followConditions(supervisor: supervisor, environment: environment)
+        defer { conditions?.cancel() }
         do {
             try await supervisor.add(registration)
             control = try AppControlServer(path: controlSocket, supervisor: supervisor, log: say)

@@ -213,8 +213,8 @@ public actor AppSupervisor {
         guard var app = apps[name] else { return }
         let now = clock.now()
         switch event {
-        case .connected(let id, let pid, _):
-            log("\(name): lifecycle connection \(id) from pid \(pid.map(String.init) ?? "?")")
+        case .connected:
+            break
         case .packet(let id, let bytes, let length):
             let message: LifecycleMessage
             do {
@@ -424,8 +424,9 @@ public actor AppSupervisor {
         app.nextSample = now + interval
         if let usage = app.history.usage() {
             app.cpuPercent = usage.percent
-            // Judged over (nearly) the whole window, as cpu-monitor judges.
-            if usage.observedSeconds >= configuration.cpuWindow.inSeconds - interval / 2,
+            // Judged over the window less one sampling interval (and a half for timer drift):
+            // trimming keeps no sample older than the window, so the span is never longer.
+            if usage.observedSeconds >= configuration.cpuWindow.inSeconds - interval * 1.5,
                usage.percent > configuration.cpuLimitPercent {
                 apply(app.machine.cpuLimitExceeded(usage, at: now), to: &app)
             }

@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `joule run` and `joule app` with real children: the Python test app hears the lifecycle
+/// over its socket and logs it; the process is stopped for real (SIGSTOP: this machine's
+/// cgroups are v1, so the process-tree fallback is what runs here; the freezer path runs in
+/// the VM scenario app-freeze and on a fake tree in AppSupervisorTests).
+@Suite struct AppRunTests {
+    @Test func backgroundSuspendsAfterTheGraceAndForegroundThawsInOrder() throws {
+        let run = try AppRunHarness(runOptions: ["--grace", "0.5"], appOptions: ["--busy"])
+        guard run.waitReady() else { return }
+        try run.move("background")
+        run.wait(20, "suspended") { run.state() == "suspended" }
+        #expect(run.processState() == "T")
+        #expect(run.heardEvents == ["willResignActive", "didEnterBackground"])
+        // A busy loop that is stopped spends no CPU.
+        let before = run.cpuTicks()
+        usleep(500_000)
+        #expect(run.cpuTicks() == before)
+        let entry = try run.entry()
+        #expect(entry?["suspendedCount"] as? Int == 1)
+        #expect(entry?["backgroundSince"] is Double)
+        try run.move("foreground")
+        run.wait(20, "foreground events") { run.heardEvents.count == 4 }
+        #expect(run.heardEvents == ["willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive"])
+        #expect(run.processState() != "T")
+        #expect(run.state() == "active")
+        try run.move("terminate")
+        #expect(run.exitStatus() == 0)
+        #expect(run.log.contains { $0["signal"] as? String == "SIGTERM" })
+    }
+
+    @Test func anOpenTaskKeepsItRunningUntilTheBudgetThenExpiryComesFiveSecondsEarly() throws {
+        // Budget 6 s: the warning is due 1 s after entering the background; the task is never
+        // ended (a leak), so the app is suspended at the end of the budget.
+        let run = try AppRunHarness(runOptions: ["--grace", "0.3", "--background-budget", "6"], appOptions: ["--task-on-background"])
+        guard run.waitReady() else { return }
+        try run.move("background")
+        run.wait(20, "the task reply") { run.log.contains { ($0["heard"] as? [String: Any])?["taskId"] as? Int == 1 } }
+        // Past the grace period, the task keeps it running.
+        usleep(600_000)
+        #expect(run.processState() != "T")
+        #expect(run.state() == "background")
+        run.wait(20, "the expiry warning") { run.heardEvents.contains("backgroundTimeWillExpire") }
+        let entered = run.log.first { ($0["heard"] as? [String: Any])?["event"] as? String == "didEnterBackground" }
+        let warned = run.log.first { ($0["heard"] as? [String: Any])?["event"] as? String == "backgroundTimeWillExpire" }
+        let since = try run.entry()?["backgroundSince"] as? Double
+        let deadline = (warned?["heard"] as? [String: Any])?["deadline"] as? Double
+        if let since, let deadline { #expect(abs(deadline - since - 6) < 0.01) }
+        #expect(entered != nil)
+        run.wait(20, "suspended after the budget") { run.state() == "suspended" }
+        #expect(run.processState() == "T")
+        try run.move("terminate")
+        #expect(run.exitStatus() == 0)
+    }
+
+    @Test func aTaskEndedInTimeLetsItSuspendWithoutAnExpiryWarning() throws {
+        let run = try AppRunHarness(runOptions: ["--grace", "0.3", "--background-budget", "20"],
+                                    appOptions: ["--task-on-background", "--task-seconds", "0.5"])
+        guard run.waitReady() else { return }
+        try run.move("background")
+        run.wait(20, "suspended after the task ended") { run.state() == "suspended" }
+        #expect(run.log.contains { $0["did"] as? String == "endBackgroundTask" })
+        #expect(!run.heardEvents.contains("backgroundTimeWillExpire"))
+        try run.move("terminate")
+        #expect(run.exitStatus() == 0)
+    }
+
+    @Test func aCrashingAppsTaskEndsWithItsSocket() throws {
+        let run = try AppRunHarness(runOptions: ["--grace", "0.3"], appOptions: ["--task-on-background", "--crash-after", "0.3"])
+        guard run.waitReady() else { return }
+        let events = try CLIProcess(["app", "events", "--json"], environment: run.environment)
+        defer { _ = events.stop(SIGKILL) }
+        // Moves until the watcher prints one, so it has certainly subscribed.
+        var lines: [String] = []
+        for attempt in 0..<20 where lines.isEmpty {
+            try run.move(attempt % 2 == 0 ? "inactive" : "foreground")
+            if let line = events.nextLine(timeout: 1) { lines.append(line) }
+        }
+        try run.move("background")
+        #expect(run.exitStatus() == 3)
+        while let line = events.nextLine(timeout: 10) {
+            lines.append(line)
+            if line.contains("\"exited\"") { break }
+        }
+        #expect(lines.contains { $0.contains("backgroundTaskBegan") })
+        #expect(lines.contains { $0.contains("backgroundTaskEnded") && $0.contains("socket closed") })
+        #expect(lines.last?.contains("\"exited\"") == true)
+    }
+
+    @Test func aBusyLoopIsKilledInTheBackgroundWithAReportAndNotInTheForeground() throws {
+        let run = try AppRunHarness(runOptions: ["--cpu-limit", "20", "--cpu-window", "1", "--no-suspend"], appOptions: ["--busy"])
+        guard run.waitReady() else { return }
+        // Busy in the foreground for twice the window: not touched.
+        usleep(2_000_000)
+        #expect(!run.hasExited)
+        #expect(run.state() == "active")
+        try run.move("background")
+        #expect(run.exitStatus() == 137)
+        let reports = (try? FileManager.default.contentsOfDirectory(atPath: run.directory + "/state/reports")) ?? []
+        let text = reports.filter { $0.hasSuffix(".txt") }.compactMap {
+            try? String(contentsOfFile: run.directory + "/state/reports/" + $0, encoding: .utf8)
+        }.joined()
+        #expect(text.contains("CPU_FATAL"))
+        #expect(text.contains("(Limit 20%) Observed"))
+    }
+
+    @Test func terminateEndsASuspendedAppCleanly() throws {
+        let run = try AppRunHarness(runOptions: ["--grace", "0"])
+        guard run.waitReady() else { return }
+        try run.move("suspend")
+        run.wait(20, "suspended") { run.processState() == "T" }
+        try run.move("terminate")
+        #expect(run.exitStatus() == 0)
+        #expect(run.log.contains { $0["signal"] as? String == "SIGTERM" })
+    }
+
+    @Test func lowPowerModeHalvesTheGrace() throws {
+        let run = try AppRunHarness(runOptions: ["--grace", "4"], command: nil, extraEnvironment: [:])
+        // The override is read when joule run starts; write it first through the CLI.
+        _ = try CLIHarness.run(["lowpower", "on"], environment: run.environment)
+        let halved = try AppRunHarness(runOptions: ["--grace", "4"], extraEnvironment: ["JOULE_STATE_DIR": run.directory + "/state"])
+        guard run.waitReady(), halved.waitReady() else { return }
+        try halved.move("background")
+        halved.wait(20, "didEnterBackground") { halved.heardEvents.contains("didEnterBackground") }
+        let heard = halved.log.compactMap { $0["heard"] as? [String: Any] }.first { $0["event"] as? String == "didEnterBackground" }
+        let since = try halved.entry()?["backgroundSince"] as? Double
+        if let since, let deadline = heard?["deadline"] as? Double { #expect(abs(deadline - since - 2) < 0.01) } else {
+            Issue.record("no deadline or backgroundSince: \(String(describing: heard))")
+        }
+        try halved.move("terminate")
+        try run.move("terminate")
+        #expect(halved.exitStatus() == 0)
+        #expect(run.exitStatus() == 0)
+    }
+
+    @Test func badInputIsRefusedOrIgnoredAndNamed() throws {
+        // A command that cannot start: 127 and the reason.
+        let missing = try CLIHarness.run(["run", "--", "/nonexistent/program"], environment: [
+            "JOULE_RUNTIME_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("joule-app-\(UUID())").path])
+        #expect(missing.status == 127)
+        #expect(missing.stderr.contains("/nonexistent/program: No such file or directory"))
+        let unknown = try CLIHarness.run(["run", "--", "no-such-command-joule"])
+        #expect(unknown.status == 127)
+        #expect(unknown.stderr.contains("no-such-command-joule: command not found"))
+        // Garbage, an oversized packet and an unknown task id on the socket: logged, ignored,
+        // and the app is still answered afterwards.
+        let script = """
+            import json, os, socket, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(os.environ["JOULE_LIFECYCLE_SOCKET"])
+            s.send(b"not json"); s.send(b"{" + b" " * 5000 + b"}"); s.send(b'{"request":"endBackgroundTask","taskId":99}')
+            s.send(b'{"request":"backgroundTimeRemaining"}')
+            open(sys.argv[1], "w").write(s.recv(4096).decode())
+            """
+        let answer = FileManager.default.temporaryDirectory.appendingPathComponent("joule-answer-\(UUID())").path
+        let run = try AppRunHarness(command: ["/usr/bin/python3", "-c", script, answer])
+        #expect(run.exitStatus() == 0)
+        #expect((try? String(contentsOfFile: answer, encoding: .utf8)) == #"{"remaining":null}"#)
+        #expect(run.stderr.contains("ignored a message: message is not JSON"))
+        #expect(run.stderr.contains("5002 bytes"))
+        #expect(run.stderr.contains("99"))
+        // An unknown app name.
+        let result = try run.app(["background", "nope"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no supervised app is named \"nope\""))
+        try? FileManager.default.removeItem(atPath: answer)
+    }
+
+    @Test func nothingStaysStoppedAfterJouleRunIsKilled() throws {
+        // SIGTERM: joule run continues the app and passes the signal on.
+        let terminated = try AppRunHarness(runOptions: ["--grace", "0"])
+        guard terminated.waitReady() else { return }
+        try terminated.move("suspend")
+        terminated.wait(20, "stopped") { terminated.processState() == "T" }
+        terminated.signalJoule(SIGTERM)
+        #expect(terminated.exitStatus() == 0)
+        #expect(terminated.log.contains { $0["signal"] as? String == "SIGTERM" })
+
+        // SIGKILL: no handler runs; the journal left behind is recovered by the next joule app.
+        let killed = try AppRunHarness(runOptions: ["--grace", "0"])
+        guard killed.waitReady() else { return }
+        try killed.move("suspend")
+        killed.wait(20, "stopped") { killed.processState() == "T" }
+        let journal = killed.directory + "/run/apps/\(killed.name).paused.json"
+        #expect(FileManager.default.fileExists(atPath: journal))
+        killed.signalJoule(SIGKILL)
+        _ = killed.exitStatus()
+        let list = try killed.app(["list"])
+        #expect(list.stderr.contains("resumed 1 of 1"))
+        killed.wait(20, "continued") { killed.processState() != "T" }
+        #expect(!FileManager.default.fileExists(atPath: journal))
+    }
+}
