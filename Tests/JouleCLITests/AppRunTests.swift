@@ -88,7 +88,7 @@ import Glibc
             if line.contains("\"exited\"") { break }
         }
         #expect(lines.contains { $0.contains("backgroundTaskBegan") })
-        #expect(lines.contains { $0.contains("backgroundTaskEnded") && $0.contains("socket closed") })
+        #expect(lines.contains { $0.contains("backgroundTaskEnded") && ($0.contains("socket closed") || $0.contains("the app exited")) })
         #expect(lines.last?.contains("\"exited\"") == true)
     }
 

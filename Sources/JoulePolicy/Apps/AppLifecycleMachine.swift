@@ -239,6 +239,10 @@ public struct AppLifecycleMachine: Sendable {
     public mutating func exited(detail: String?, at time: Double) -> Output {
         var actions = start(at: time)
         guard state != .terminated else { return finish(actions) }
+        // Its tasks end with it, whichever the supervisor hears first: the exit or the socket.
+        for task in openTasks {
+            notify(.backgroundTaskEnded, detail: Self.describe(task) + " ended: the app exited", at: time, into: &actions)
+        }
         state = .terminated
         openTasks = []
         pending = nil
