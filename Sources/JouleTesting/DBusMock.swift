@@ -38,6 +38,10 @@ public final class DBusMock: Sendable {
             interface: "org.freedesktop.NetworkManager")
 
         /// A bare object with no methods or properties yet (`addProperties`, `addMethods`).
+        public static let logind = Template(
+            name: "logind", busName: "org.freedesktop.login1", path: "/org/freedesktop/login1",
+            interface: "org.freedesktop.login1.Manager")
+
         public static func bare(busName: String, path: String, interface: String) -> Template {
             Template(name: nil, busName: busName, path: path, interface: interface)
         }

@@ -67,9 +67,22 @@ struct AppTransition<Kind: AppTransitionKind>: AsyncParsableCommand {
     var name: String
 
     func run() async throws {
+        let local = try AppCommand.client()
+        // An app registered with joule daemon has no control socket of its own.
+        if !local.names().contains(name), let daemon = await AppsClient.find(environment: CurrentProcess.environment()) {
+            do {
+                try await daemon.move(Kind.request, app: name)
+                await daemon.close()
+                return
+            } catch {
+                await daemon.close()
+                Console.error("joule app \(Kind.request.rawValue): \(error)")
+                throw ExitCode(1)
+            }
+        }
         do {
-            try AppCommand.client().transition(Kind.request, app: name)
-        } catch let error as AppControlError {
+            try local.transition(Kind.request, app: name)
+        } catch {
             Console.error("joule app \(Kind.request.rawValue): \(error)")
             throw ExitCode(1)
         }
@@ -83,7 +96,15 @@ struct AppList: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let entries = try AppCommand.client().list()
+        var entries = try AppCommand.client().list()
+        if let daemon = await AppsClient.find(environment: CurrentProcess.environment()) {
+            do {
+                entries += try await daemon.list()
+            } catch {
+                Console.error("joule app list: joule daemon: \(error)")
+            }
+            await daemon.close()
+        }
         if json {
             for entry in entries { Console.out(entry.serialized) }
             return
@@ -117,7 +138,20 @@ struct AppEvents: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        for await line in try AppCommand.client().events() {
+        let local = try AppCommand.client().events()
+        let daemon = await AppsClient.find(environment: CurrentProcess.environment())
+        let remote = try? await daemon?.events()
+        let (merged, continuation) = AsyncStream.makeStream(of: JSONValue.self)
+        let pumps = Task {
+            await withTaskGroup(of: Void.self) { group in
+                // Local streams end with their apps; the daemon's lasts while it runs.
+                group.addTask { for await line in local { continuation.yield(line) } }
+                if let remote { group.addTask { for await line in remote { continuation.yield(line) } } }
+            }
+            continuation.finish()
+        }
+        defer { pumps.cancel() }
+        for await line in merged {
             if json {
                 Console.out(line.serialized)
                 continue

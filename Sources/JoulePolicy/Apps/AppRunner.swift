@@ -105,8 +105,24 @@ public struct AppRunner: Sendable {
         case .processTree(let reason):
             say("suspending with SIGSTOP/SIGCONT of the process tree: \(reason)")
         }
+        // With joule daemon running, the app is registered with it and it supervises.
+        var daemon = await AppsClient.find(environment: environment)
+        var socketPath = lifecycleSocket
+        if let client = daemon {
+            do {
+                socketPath = try await client.register(name: name, configuration: configuration)
+            } catch {
+                if case .remote(_, _, let errorName, _) = error, errorName == AppsService.nameInUseError {
+                    say("joule daemon: \(error)")
+                    return Self.setupFailure
+                }
+                say("joule daemon did not take the app (\(error)); supervising it here")
+                await client.close()
+                daemon = nil
+            }
+        }
         var childEnvironment = environment
-        childEnvironment["JOULE_LIFECYCLE_SOCKET"] = lifecycleSocket
+        childEnvironment["JOULE_LIFECYCLE_SOCKET"] = socketPath
         childEnvironment["JOULE_APP_NAME"] = name
         let child: ChildProcess
         do {
@@ -119,6 +135,11 @@ public struct AppRunner: Sendable {
             child.abandon()
             say("\(command[0]): its process vanished before it started")
             return Self.cannotStart
+        }
+        if let daemon {
+            var cgroup: String?
+            if case .cgroup(let path) = containment { cgroup = path }
+            return await runRegistered(child: child, daemon: daemon, cgroup: cgroup, controller: controller, say: say)
         }
         let actuator: any AppActuator = switch containment {
         case .cgroup(let cgroup): CgroupAppActuator(controller: controller, cgroup: cgroup)
@@ -168,5 +189,47 @@ public struct AppRunner: Sendable {
         control.stop()
         if case .cgroup(let cgroup) = containment { try? controller.freezer.remove(cgroup) }
         return termination.shellStatus
+    }
+
+    /// The app runs under joule daemon's supervisor: this process only starts it, passes
+    /// SIGTERM and SIGHUP on as a terminate (the daemon thaws it first), and reports its end.
+    private func runRegistered(
+        child: ChildProcess, daemon: AppsClient, cgroup: String?, controller: PidfdProcessController,
+        say: @escaping @Sendable (String) -> Void
+    ) async -> Int32 {
+        let name = name
+        do {
+            try await daemon.attach(name: name, pid: child.pid, cgroup: cgroup)
+        } catch {
+            child.abandon()
+            _ = await child.termination(reapOrphans: false)
+            try? await daemon.exited(name: name, detail: "not attached")
+            await daemon.close()
+            say("joule daemon did not attach the app: \(error)")
+            return Self.setupFailure
+        }
+        let signals = try? SignalListener([.terminate, .hangup]) { _ in
+            Task { try? await daemon.move(.terminate, app: name) }
+        }
+        let termination: ChildProcess.Termination
+        let status: Int32
+        do {
+            try child.release()
+            termination = await child.termination(reapOrphans: true)
+            status = termination.shellStatus
+        } catch {
+            say(error.description)
+            termination = await child.termination(reapOrphans: true)
+            status = Self.cannotStart
+        }
+        signals?.cancel()
+        do {
+            try await daemon.exited(name: name, detail: termination.description)
+        } catch {
+            say("joule daemon: \(error)")
+        }
+        await daemon.close()
+        if let cgroup { try? controller.freezer.remove(cgroup) }
+        return status
     }
 }

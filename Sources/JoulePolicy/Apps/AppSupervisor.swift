@@ -137,11 +137,12 @@ public actor AppSupervisor {
         reschedule()
     }
 
-    /// The user's session locked or went idle: every active app becomes inactive.
-    public func sessionInactive() {
+    /// A user's session locked or went idle: every active app of that user (nil: of every
+    /// user) becomes inactive.
+    public func sessionInactive(uid: UInt32? = nil) {
         let now = clock.now()
         for name in order {
-            guard var app = apps[name] else { continue }
+            guard var app = apps[name], uid == nil || app.registration.uid == uid else { continue }
             submit(.inactive, to: &app, at: now)
             apps[name] = app
         }

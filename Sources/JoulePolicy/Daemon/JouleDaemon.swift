@@ -86,6 +86,7 @@ public actor JouleDaemon {
     private var profiles: PowerProfilesClient?
     private var workloads: DaemonWorkloads?
     private var transfers: DaemonTransfers?
+    private var apps: DaemonApps?
 
     public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
@@ -144,9 +145,16 @@ public actor JouleDaemon {
                         try await self.setLowPowerMode(mode, from: sender)
                     },
                     status: { [weak self] in await self?.statusJSON() ?? "{}" }))
+            let conditions = await state()
+            let apps = try DaemonApps(
+                bus: bus, systemBus: systemBus, runtime: runtimeDirectory,
+                reports: options.stateDirectory.map { ReportStore(directory: $0.reports) }, log: log)
+            try await apps.start(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
+            self.apps = apps
             // Only one daemon may own the knobs: the name is taken before any is touched.
             try await bus.requestName(EnergyService.busName)
             if transfers != nil { try await bus.requestName(TransfersService.busName) }
+            try await bus.requestName(AppsService.busName)
         } catch {
             await bus.close()
             throw .bus("\(error)")
@@ -170,9 +178,11 @@ public actor JouleDaemon {
 
         notifier.stopping()
         await transfers?.stop()
+        await apps?.stop()
         await workloads.stop()
         await actuation.shutdown()
         if transfers != nil { try? await bus.releaseName(TransfersService.busName) }
+        try? await bus.releaseName(AppsService.busName)
         try? await bus.releaseName(EnergyService.busName)
         await bus.close()
         if let systemBus, systemBus !== bus { await systemBus.close() }
@@ -214,6 +224,8 @@ public actor JouleDaemon {
         await service.update(await state())
         await workloads?.update(await states())
         await transfers?.update(await powerReadings())
+        let conditions = await state()
+        await apps?.update(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
         switch event.event {
         case .powerStateDidChange(let on, let reason):
             log("Low Power Mode \(on ? "on" : "off") (\(reason))")
