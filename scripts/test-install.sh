@@ -106,6 +106,10 @@ check "the interface XML is data/org.joule.Transfers1.xml" cmp -s data/org.joule
 check "D-Bus activation of org.joule.Transfers1 starts joule.service" \
     bash -c 'grep -qx "Name=org.joule.Transfers1" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
     "$dest/usr/share/dbus-1/system-services/org.joule.Transfers1.service"
+check "the interface XML is data/org.joule.Apps1.xml" cmp -s data/org.joule.Apps1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Apps1.xml"
+check "D-Bus activation of org.joule.Apps1 starts joule.service" \
+    bash -c 'grep -qx "Name=org.joule.Apps1" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
+    "$dest/usr/share/dbus-1/system-services/org.joule.Apps1.service"
 
 # --- the binary --------------------------------------------------------------------------------
 libs=$(ldd "$bin" 2>&1)
