@@ -127,36 +127,17 @@ import Glibc
         // Another user (nobody, through setpriv) may not move root's app.
         let run = try runUnder(daemon, [])
         guard run.waitReady() else { return }
-        if getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
+        if NobodyBusctl.isAvailable {
             // The bus directory must let nobody (65534) reach the socket.
             chmod(daemon.bus.directory.path, 0o755)
             func asNobody(_ arguments: [String]) throws -> (status: Int32, output: String) {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-                process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/busctl", "--address=\(daemon.bus.address)",
-                                     "call", "org.joule.Apps1", "/org/joule/Apps1", "org.joule.Apps1"] + arguments
-                let output = Pipe()
-                process.standardOutput = output
-                process.standardError = output
-                try process.run()
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+                try NobodyBusctl.call(address: daemon.bus.address, "org.joule.Apps1", "/org/joule/Apps1", "org.joule.Apps1", arguments)
             }
             // nobody reaches the daemon, and sees none of root's apps.
             let list = try asNobody(["List"])
             #expect(list.status == 0 && list.output.contains("\"[]\""), "\(list.output)")
-            let busctl = Process()
-            busctl.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            busctl.arguments = ["--reuid", "65534", "--regid", "65534", "--clear-groups", "busctl", "--address", daemon.bus.address,
-                                "call", "org.joule.Apps1", "/org/joule/Apps1", "org.joule.Apps1", "Background", "s", run.name]
-            let errors = Pipe()
-            busctl.standardError = errors
-            busctl.standardOutput = FileHandle.nullDevice
-            try busctl.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            busctl.waitUntilExit()
-            #expect(busctl.terminationStatus != 0)
+            let (status, text) = try asNobody(["Background", "s", run.name])
+            #expect(status != 0)
             // busctl words an AccessDenied reply as EACCES.
             #expect(text.contains("only that user or root may move it") || text.contains("Access denied"), "\(text)")
             #expect(try run.entry()?["state"] as? String == "active")

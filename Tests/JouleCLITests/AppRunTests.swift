@@ -138,6 +138,27 @@ import Glibc
         #expect(run.exitStatus() == 0)
     }
 
+    @Test func stdinStdoutAndTheExitStatusPassThrough() throws {
+        let process = Process()
+        process.executableURL = CLIHarness.binary
+        process.arguments = ["run", "--", "/bin/sh", "-c", "read line; echo got:$line; exit 3"]
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "JOULE_RUNTIME_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("joule-app-\(UUID())").path,
+            "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
+        ]) { _, new in new }
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("hello\n".utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text == "got:hello\n")
+        #expect(process.terminationStatus == 3)
+    }
+
     @Test func badInputIsRefusedOrIgnoredAndNamed() throws {
         // A command that cannot start: 127 and the reason.
         let missing = try CLIHarness.run(["run", "--", "/nonexistent/program"], environment: [

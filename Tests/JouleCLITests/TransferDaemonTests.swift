@@ -485,17 +485,7 @@ struct TransferDaemonTests {
         // The bus directory must let nobody (65534) reach the socket.
         chmod(rig.harness.bus.directory.path, 0o755)
         func asNobody(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/busctl", "--address=\(rig.harness.bus.address)",
-                                 "call", TransfersService.busName, TransfersService.objectPath, Self.interface] + arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            try NobodyBusctl.call(address: rig.harness.bus.address, TransfersService.busName, TransfersService.objectPath, Self.interface, arguments)
         }
         let list = try asNobody(["List"])
         #expect(list.status == 0 && list.output.contains("\"[]\""), "\(list.output)")

@@ -1,6 +1,5 @@
 import Foundation
 import JouleHardware
-import Synchronization
 
 /// `joule app`'s way to the `joule run`s of this user when no daemon supervises: their
 /// control sockets in the runtime directory's `apps/`.
@@ -79,11 +78,4 @@ public struct AppControlClient: Sendable {
         }
         return stream
     }
-}
-
-/// A count shared by reader threads.
-final class ManagedCounter: Sendable {
-    private let value: Mutex<Int>
-    init(_ start: Int) { value = Mutex(start) }
-    func decrement() -> Int { value.withLock { $0 -= 1; return $0 } }
 }
