@@ -82,6 +82,6 @@ let package = Package(
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an
         // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.
         .testTarget(name: "JouleApplicationTests", dependencies: ["JouleApplication"]),
-        .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting", "JoulePolicy", "JouleHardware"]),
+        .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting", "JoulePolicy", "JouleHardware", "JouleApplication"]),
     ]
 )
