@@ -38,6 +38,9 @@ public final class DBusMock: Sendable {
             interface: "org.freedesktop.NetworkManager")
 
         /// A bare object with no methods or properties yet (`addProperties`, `addMethods`).
+        public static let systemd = Template(
+            name: "systemd", busName: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
+            interface: "org.freedesktop.systemd1.Manager")
         public static let logind = Template(
             name: "logind", busName: "org.freedesktop.login1", path: "/org/freedesktop/login1",
             interface: "org.freedesktop.login1.Manager")

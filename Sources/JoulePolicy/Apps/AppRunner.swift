@@ -97,13 +97,15 @@ public struct AppRunner: Sendable {
             say("\(error)")
             return Self.setupFailure
         }
-        let containment = AppContainment.choose(name: name, environment: environment, procfs: controller.procfs, freezer: controller.freezer)
+        var containment = AppContainment.choose(name: name, environment: environment, procfs: controller.procfs, freezer: controller.freezer)
         var cgroupProcs: String?
         switch containment {
         case .cgroup(let cgroup):
             cgroupProcs = controller.freezer.directory(cgroup) + "/cgroup.procs"
         case .processTree(let reason):
             say("suspending with SIGSTOP/SIGCONT of the process tree: \(reason)")
+        case .systemdScope, .scope:
+            break
         }
         // With joule daemon running, the app is registered with it and it supervises.
         var daemon = await AppsClient.find(environment: environment)
@@ -136,14 +138,24 @@ public struct AppRunner: Sendable {
             say("\(command[0]): its process vanished before it started")
             return Self.cannotStart
         }
-        if let daemon {
-            var cgroup: String?
-            if case .cgroup(let path) = containment { cgroup = path }
-            return await runRegistered(child: child, daemon: daemon, cgroup: cgroup, controller: controller, say: say)
+        if case .systemdScope(let reason) = containment {
+            // The child waits at its gate while systemd moves it.
+            containment = await AppContainment.enterScope(
+                app: name, pid: child.pid, reason: reason, environment: environment, procfs: controller.procfs,
+                freezer: controller.freezer)
+            if case .processTree(let reason) = containment { say("suspending with SIGSTOP/SIGCONT of the process tree: \(reason)") }
         }
-        let actuator: any AppActuator = switch containment {
-        case .cgroup(let cgroup): CgroupAppActuator(controller: controller, cgroup: cgroup)
-        case .processTree: ProcessTreeActuator(controller: controller, anchor: CurrentProcess.pid)
+        // A cgroup joule made is removed at the end; systemd collects its scopes.
+        var madeCgroup: String?
+        if case .cgroup(let path) = containment { madeCgroup = path }
+        if let daemon {
+            return await runRegistered(
+                child: child, daemon: daemon, cgroup: containment.cgroup, madeCgroup: madeCgroup, controller: controller, say: say)
+        }
+        let actuator: any AppActuator = if let cgroup = containment.cgroup {
+            CgroupAppActuator(controller: controller, cgroup: cgroup)
+        } else {
+            ProcessTreeActuator(controller: controller, anchor: CurrentProcess.pid)
         }
         let me = (try? controller.procfs.stat(CurrentProcess.pid))??.identity
         let supervisor = AppSupervisor(
@@ -187,14 +199,14 @@ public struct AppRunner: Sendable {
         await supervisor.exited(name, detail: termination.description)
         await supervisor.finishEvents()
         control.stop()
-        if case .cgroup(let cgroup) = containment { try? controller.freezer.remove(cgroup) }
+        if let madeCgroup { try? controller.freezer.remove(madeCgroup) }
         return termination.shellStatus
     }
 
     /// The app runs under joule daemon's supervisor: this process only starts it, passes
     /// SIGTERM and SIGHUP on as a terminate (the daemon thaws it first), and reports its end.
     private func runRegistered(
-        child: ChildProcess, daemon: AppsClient, cgroup: String?, controller: PidfdProcessController,
+        child: ChildProcess, daemon: AppsClient, cgroup: String?, madeCgroup: String?, controller: PidfdProcessController,
         say: @escaping @Sendable (String) -> Void
     ) async -> Int32 {
         let name = name
@@ -229,7 +241,7 @@ public struct AppRunner: Sendable {
             say("joule daemon: \(error)")
         }
         await daemon.close()
-        if let cgroup { try? controller.freezer.remove(cgroup) }
+        if let madeCgroup { try? controller.freezer.remove(madeCgroup) }
         return status
     }
 }
