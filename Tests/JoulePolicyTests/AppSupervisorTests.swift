@@ -79,6 +79,15 @@ import Glibc
             try await supervisor.add(registration)
         }
 
+        /// Registers another app in the same fake cgroup (for tests that never freeze it).
+        func add(_ name: String) async throws {
+            let stat = try #require(try ProcFS().stat(getpid()))
+            let actuator = CgroupAppActuator(controller: PidfdProcessController(root: "/", cgroupRoot: cgroupRoot), cgroup: "/app")
+            try await supervisor.add(AppRegistration(
+                name: name, identity: stat.identity, uid: getuid(), configuration: AppLifecycleMachine.Configuration(),
+                actuator: actuator, socketPath: nil))
+        }
+
         /// Thaws what is held and ends the event stream.
         func stop() async {
             await supervisor.releaseAll()
@@ -303,6 +312,33 @@ import Glibc
         await fake.stop()
         if ended.withLock({ $0 }) == nil { kill(child.pid, SIGKILL) }
         await waiter.value
+    }
+
+    @Test func aTimerReplacedAsItWakesLeavesNoStrayTimerBehind() async throws {
+        // The woken timer and a request race for the actor: repeat so the request wins at
+        // least once (it usually does: the test's task is already running).
+        for _ in 0..<20 {
+            let fake = try Fixture()
+            try await fake.start()
+            try await fake.add("other")
+            let asked = fake.clock.now()
+            try await fake.supervisor.request(.background, app: "app")  // looked at again at +1
+            await fake.advance(to: asked + 0.5)
+            try await fake.supervisor.request(.background, app: "other")  // at +1.5
+            await fake.settle()
+            // Wake the +1 timer, and before it reaches the actor take away what it was for:
+            // the supervisor sets a new timer for +1.5; the woken one must not orphan it.
+            fake.clock.advance(to: asked + 1)
+            try await fake.supervisor.request(.foreground, app: "app")
+            await fake.settle()
+            await fake.supervisor.releaseAll()
+            // Released: no timer is left to act later.
+            #expect(fake.clock.sleeperCount == 0)
+            let seen = fake.events.count
+            await fake.advance(to: asked + 10)
+            #expect(fake.events.count == seen)
+            await fake.stop()
+        }
     }
 
     @Test func anUnknownAppIsRefused() async throws {
