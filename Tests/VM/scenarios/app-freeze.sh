@@ -40,7 +40,8 @@ r1=$!; track $r1
 cg1=$base/joule-app-vmapp
 wait_for 5 test -d "$cg1" || fail "no cgroup $cg1 (did it fall back?): $(cat run1.err)"
 spinner_of "$cg1" || fail "nothing joined $cg1: $(cat run1.err)"
-grep -q "^spin" "/proc/$SPIN/comm" || fail "pid $SPIN in $cg1 is $(cat /proc/$SPIN/comm), not the spinner"
+# It joins the cgroup before exec (as a fork of joule), so its name may still change.
+wait_for 5 grep -q "^spin" "/proc/$SPIN/comm" || fail "pid $SPIN in $cg1 is $(cat /proc/$SPIN/comm), not the spinner"
 wait_for 5 state_is vmapp active || fail "joule app list never showed vmapp active: $(joule app list --json 2>&1; cat run1.err)"
 frozen "$cg1" 0 || fail "frozen before any request"
 ticks_advance "$SPIN" || fail "spinner not running in the foreground"
