@@ -37,6 +37,10 @@ public actor AppSupervisor {
     private var nextSubscriber = 1
     private var timer: Task<Void, Never>?
     private var timerDue: Double?
+    /// Which timer is the current one: a timer that woke but was replaced before it reached
+    /// the actor (cancelling it came too late) must not fire, or it would orphan the current
+    /// one, which `releaseAll` then could not cancel.
+    private var timerGeneration = 0
     private var lowPowerMode = false
     private var thermalState = ThermalState.nominal
 
@@ -363,17 +367,20 @@ public actor AppSupervisor {
             return
         }
         let clock = clock
+        timerGeneration += 1
+        let generation = timerGeneration
         timer = Task { [weak self] in
             do {
                 try await clock.sleep(until: due)
             } catch {
                 return
             }
-            await self?.fire()
+            await self?.fire(generation)
         }
     }
 
-    private func fire() {
+    private func fire(_ generation: Int) {
+        guard generation == timerGeneration, timer != nil else { return }
         timer = nil
         timerDue = nil
         let now = clock.now()
