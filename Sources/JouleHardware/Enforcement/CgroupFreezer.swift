@@ -140,8 +140,9 @@ public struct CgroupFreezer: Sendable {
     public func remove(_ cgroup: String) throws(HardwareError) { try Syscalls.removeDirectory(directory(cgroup)) }
 
     /// Whether `cgroup.procs` of the cgroup can be written by this process: a delegated
-    /// subtree (v2 only; v1 has no `cgroup.freeze`).
-    public func isWritable(_ cgroup: String) -> Bool {
-        Syscalls.isWritable(directory(cgroup) + "/cgroup.procs") && Syscalls.kind(of: directory(cgroup) + "/cgroup.events") == .regular
-    }
+    /// subtree, or any cgroup (the root one too) for root.
+    public func isWritable(_ cgroup: String) -> Bool { Syscalls.isWritable(directory(cgroup) + "/cgroup.procs") }
+
+    /// Whether this process may freeze the cgroup (write its `cgroup.freeze`).
+    public func isFreezable(_ cgroup: String) -> Bool { Syscalls.isWritable(freezeFile(cgroup)) }
 }

@@ -46,6 +46,11 @@ public enum AppContainment: Sendable, Hashable {
         } catch {
             return .processTree(reason: "cannot create cgroup \(cgroup): \(error)")
         }
+        // Kernels before 5.2 have cgroup v2 without its freezer.
+        guard FileSystem.kind(of: freezer.freezeFile(cgroup)) == .regular else {
+            try? freezer.remove(cgroup)
+            return .processTree(reason: "cgroup \(cgroup) has no cgroup.freeze (a kernel before 5.2)")
+        }
         guard freezer.processes(cgroup).isEmpty else {
             return .processTree(reason: "cgroup \(cgroup) already holds processes of another app named \(name)")
         }
@@ -72,7 +77,7 @@ public enum AppContainment: Sendable, Hashable {
         } catch {
             return .processTree(reason: "\(reason), and systemd did not make a scope: \(error)")
         }
-        guard let cgroup = procfs.cgroup(pid), freezer.isWritable(cgroup) else {
+        guard let cgroup = procfs.cgroup(pid), freezer.isFreezable(cgroup) else {
             return .processTree(reason: "\(reason), and the scope \(unit)'s cgroup is not this user's to write")
         }
         return .scope(unit: unit, cgroup: cgroup)

@@ -7,8 +7,8 @@
 # vm-timeout: 90
 . /lib.sh
 export JOULE_RUNTIME_DIR=$VM_WORK/run
-# The root cgroup has no cgroup.events, so joule never makes it the base of an app's cgroup:
-# give it a delegated subtree of its own.
+# Apps 1 and 2 get a delegated subtree of their own through $JOULE_CGROUP; app 3 uses the
+# default, the cgroup joule runs in (here the root cgroup, as root).
 base=$(mk_cgroup vm-apps) || fail "cannot create the cgroup vm-apps"
 export JOULE_CGROUP=/vm-apps
 
@@ -93,4 +93,16 @@ if [ -d "$cg2" ]; then
     ! grep -q . "$cg2/cgroup.procs" || fail "$cg2 still holds $(cat "$cg2/cgroup.procs") after terminate"
 fi
 kill -0 "$SPIN" 2>/dev/null && fail "the spinner $SPIN of vmapp2 survived terminate"
-pass "frozen (confirmed) and thawed through joule app; thawed from the journal after SIGKILL; terminate while suspended exited $rc"
+
+# --- app 3: the default base, joule's own cgroup (the root cgroup here) ----------------------
+unset JOULE_CGROUP
+joule run --name vmapp3 --grace 0 -- /bin/spin > run3.out 2> run3.err &
+r3=$!; track $r3
+cg3=/sys/fs/cgroup/joule-app-vmapp3
+wait_for 5 test -d "$cg3" || fail "no cgroup $cg3 under the root cgroup (did it fall back?): $(cat run3.err)"
+spinner_of "$cg3" || fail "nothing joined $cg3: $(cat run3.err)"
+joule app suspend vmapp3 || fail "joule app suspend vmapp3 failed"
+wait_for 10 frozen "$cg3" 1 || fail "vmapp3 not frozen 10 s after joule app suspend: $(cat run3.err)"
+joule app terminate vmapp3 || fail "joule app terminate vmapp3 failed"
+wait_for 10 sh -c "! kill -0 $r3 2>/dev/null" || fail "joule run vmapp3 still running 10 s after terminate"
+pass "frozen (confirmed) and thawed through joule app; thawed from the journal after SIGKILL; terminate while suspended exited $rc; the default base works"
