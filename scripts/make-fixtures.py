@@ -9,6 +9,10 @@ sys/class/<subsystem>/<name> are relative symlinks into sys/devices. The same tr
 Conventions (see hw-fixtures/README.md):
   DANGLING  an attribute that is a dangling symlink: its read fails (ENOENT), standing in for
             firmware that answers ENODATA/EIO, which a plain file cannot reproduce.
+  RAPL      powercap zones (sys/class/powercap/intel-rapl:N[:M]) carry counters as the kernel
+            prints them. energy_uj is mode 0400 on real kernels since the CVE-2020-8694 fix,
+            which git cannot keep and root ignores anyway: the unit tests model the unprivileged
+            read with an injected file reader instead.
 
 Usage: scripts/make-fixtures.py [OUTPUT_DIR]   (default: hw-fixtures next to this script)
 The script rewrites only sys/ and proc/ of each machine; expected-status.json is kept.
@@ -120,6 +124,26 @@ class Tree:
                 attrs[f"temp{index}_crit"] = crit
                 attrs[f"temp{index}_crit_alarm"] = 0
         return self.device(devpath, "hwmon", attrs, uevent, power_dir=True)
+
+    def powercap_zone(self, path, name, energy_uj, max_energy_range_uj, constraints=(), enabled=1):
+        """A RAPL zone under the intel-rapl control type. path is the zone chain below it, e.g.
+        ("intel-rapl:0", "intel-rapl:0:0"); the parent zone must exist already. constraints:
+        (name, power_limit_uw, time_window_us, max_power_uw) for constraint_0, constraint_1..."""
+        control = "devices/virtual/powercap/intel-rapl"
+        if not os.path.lexists(os.path.join(self.sys, control)):
+            # The control type itself is a device of the class too (no zone: only `enabled`).
+            self.device(control, "powercap", {"enabled": 1}, power_dir=True)
+        attrs = {"name": name, "enabled": enabled, "energy_uj": energy_uj,
+                 "max_energy_range_uj": max_energy_range_uj}
+        for i, (cname, limit, window, max_power) in enumerate(constraints):
+            attrs[f"constraint_{i}_name"] = cname
+            attrs[f"constraint_{i}_power_limit_uw"] = limit
+            attrs[f"constraint_{i}_time_window_us"] = window
+            attrs[f"constraint_{i}_max_power_uw"] = max_power
+        directory = self.device("/".join((control,) + tuple(path)), "powercap", attrs, power_dir=True)
+        # A zone's parent device is its parent zone, or the control type for a top-level zone.
+        os.symlink("..", os.path.join(directory, "device"))
+        return directory
 
     def dmi(self, vendor, product, version="", bios="1.0"):
         attrs = {
@@ -295,6 +319,10 @@ def desktop_ups(root):
             [(1, 43250, "Tctl", None, None), (3, 41000, "Tccd1", None, None)])
     t.hwmon("devices/platform/nct6775.656/hwmon/hwmon2", "nct6798",
             [(1, 33000, "SYSTIN", 80000, None), (2, 41500, "CPUTIN", 80000, None)])
+    # AMD Zen through intel_rapl_msr (Linux 5.11+): the same files, a package and its core, no
+    # psys and no dram. Energy units of 2^-16 J give a range of (2^32 - 1) x 15.258 uJ.
+    t.powercap_zone(("intel-rapl:0",), "package-0", 41872509114, 65532610987)
+    t.powercap_zone(("intel-rapl:0", "intel-rapl:0:0"), "core", 12008771365, 65532610987)
     t.proc(12, "AMD Ryzen 5 3600 6-Core Processor")
 
 
@@ -397,6 +425,20 @@ def xps_low(root):
         power_now=5836000, voltage_min_design=7600000, voltage_now=7389000, cycle_count=377,
         model="DELL H754V82", manufacturer="SMP", serial="9921"))
     laptop_thermal(t, acpitz=35000, pkg=41000, pch=39000)
+    # Kaby Lake R RAPL: package-0 with core, uncore and dram inside it, and psys (the whole
+    # platform) beside it. Energy units of 2^-14 J give a range of (2^32 - 1) x 61.035 uJ.
+    # package-0 sits 47.8 J below its range, so the tests' second read can wrap it.
+    rapl_range = 262143328850
+    t.powercap_zone(("intel-rapl:0",), "package-0", 262095512433, rapl_range, [
+        ("long_term", 15000000, 27983872, 15000000), ("short_term", 25000000, 2440, 0)])
+    t.powercap_zone(("intel-rapl:0", "intel-rapl:0:0"), "core", 98734113907, rapl_range,
+                    [("long_term", 0, 976, 0)], enabled=0)
+    t.powercap_zone(("intel-rapl:0", "intel-rapl:0:1"), "uncore", 4511893420, rapl_range,
+                    [("long_term", 0, 976, 0)], enabled=0)
+    t.powercap_zone(("intel-rapl:0", "intel-rapl:0:2"), "dram", 21305776012, rapl_range,
+                    [("long_term", 0, 976, 0)], enabled=0)
+    t.powercap_zone(("intel-rapl:1",), "psys", 187366905114, rapl_range, [
+        ("long_term", 0, 27983872, 0), ("short_term", 0, 976, 0)], enabled=0)
     t.proc(8, "Intel(R) Core(TM) i7-8550U CPU @ 1.80GHz")
 
 
