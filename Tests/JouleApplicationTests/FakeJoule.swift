@@ -64,7 +64,7 @@ final class FakeJoule: Sendable {
     /// A path in this fake's directory where nothing listens.
     var absentPath: String { directory + "/absent.sock" }
 
-    func accept(timeout: Duration = .seconds(5)) async throws -> FakeConnection {
+    func accept(timeout: Duration = .seconds(30)) async throws -> FakeConnection {
         let deadline = ContinuousClock.now + timeout
         while true {
             let fd = Glibc.accept(listener, nil, nil)
@@ -98,7 +98,7 @@ final class FakeConnection: Sendable {
     }
 
     /// The next packet from the app.
-    func receive(timeout: Duration = .seconds(5)) async throws -> String {
+    func receive(timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
             var buffer = [UInt8](repeating: 0, count: 65536)
@@ -114,7 +114,7 @@ final class FakeConnection: Sendable {
     }
 
     /// The next packet, parsed as a JSON object.
-    func receiveObject(timeout: Duration = .seconds(5)) async throws -> [String: Any] {
+    func receiveObject(timeout: Duration = .seconds(30)) async throws -> [String: Any] {
         let text = try await receive(timeout: timeout)
         guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             throw FakeJoule.Failure.unexpectedPacket(text)
@@ -123,7 +123,7 @@ final class FakeConnection: Sendable {
     }
 
     /// Succeeds when the app has closed its end (no packet may come first).
-    func receiveEndOfFile(timeout: Duration = .seconds(5)) async throws {
+    func receiveEndOfFile(timeout: Duration = .seconds(30)) async throws {
         do {
             let text = try await receive(timeout: timeout)
             throw FakeJoule.Failure.unexpectedPacket(text)

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Bounded wait: polls `condition` until it holds, failing after `timeout` instead of hanging.
 func eventually(
-    _ what: String, timeout: Duration = .seconds(5), _ condition: @Sendable () -> Bool
+    _ what: String, timeout: Duration = .seconds(30), _ condition: @Sendable () -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout
     while !condition() {

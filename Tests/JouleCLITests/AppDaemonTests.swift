@@ -21,18 +21,18 @@ import Glibc
         try await daemon.start()
         defer { daemon.stop() }
         let run = try runUnder(daemon, ["--grace", "0.3"])
-        guard run.waitReady() else { return }
-        #expect(try run.entry()?["state"] as? String == "active")
+        guard await run.waitReady() else { return }
+        #expect(try await run.entry()?["state"] as? String == "active")
         // No control socket of its own: it is the daemon's.
         #expect(!FileManager.default.fileExists(atPath: run.directory + "/run/apps/\(run.name).control"))
         let client = try await daemon.client()
         let events = try await client.signals(matching: "type='signal',interface='org.joule.Apps1',member='Event'")
-        try run.move("background")
-        run.wait(20, "suspended by the daemon") { run.state() == "suspended" }
+        try await run.move("background")
+        await run.wait(20, "suspended by the daemon") { await run.state() == "suspended" }
         #expect(run.processState() == "T")
         #expect(run.heardEvents == ["willResignActive", "didEnterBackground"])
-        try run.move("foreground")
-        run.wait(20, "foreground") { run.heardEvents.count == 4 }
+        try await run.move("foreground")
+        await run.wait(20, "foreground") { run.heardEvents.count == 4 }
         #expect(run.heardEvents.suffix(2) == ["willEnterForeground", "didBecomeActive"])
         #expect(run.processState() != "T")
         var seen: [String] = []
@@ -43,9 +43,9 @@ import Glibc
             if seen.contains("didBecomeActive") { break }
         }
         #expect(seen.contains("suspended"))
-        try run.move("terminate")
-        #expect(run.exitStatus() == 0)
-        run.wait(20, "unregistered") { (try? run.entry()) == nil }
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
+        await run.wait(20, "unregistered") { (try? await run.entry()) == nil }
         await client.close()
     }
 
@@ -57,7 +57,7 @@ import Glibc
         try await daemon.start()
         defer { daemon.stop() }
         let run = try runUnder(daemon, [])
-        guard run.waitReady() else { return }
+        guard await run.waitReady() else { return }
         let session = try await logind.call(
             "AddSession", arguments: [.string("c1"), .string("seat0"), .uint32(getuid()), .string("tester"), .bool(true)])
         guard let path = session.first?.unwrapped.stringValue else {
@@ -65,11 +65,11 @@ import Glibc
             return
         }
         try await logind.call("SetLockedHint", interface: "org.freedesktop.login1.Session", path: path, arguments: [.bool(true)])
-        run.wait(20, "willResignActive") { run.heardEvents == ["willResignActive"] }
-        #expect(run.state() == "inactive")
+        await run.wait(20, "willResignActive") { run.heardEvents == ["willResignActive"] }
+        #expect(await run.state() == "inactive")
         try await daemon.waitForLog("is locked or idle: its apps become inactive")
-        try run.move("terminate")
-        #expect(run.exitStatus() == 0)
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
     }
 
     @Test func lowPowerModeHalvesTheGraceAndAJouleRunThatDiesReleasesItsApp() async throws {
@@ -80,21 +80,21 @@ import Glibc
         #expect(lowpower.status == 0, "\(lowpower.stderr)")
         try await daemon.waitForLog("Low Power Mode on")
         let run = try runUnder(daemon, ["--grace", "4"])
-        guard run.waitReady() else { return }
-        try run.move("background")
-        run.wait(20, "didEnterBackground") { run.heardEvents.contains("didEnterBackground") }
+        guard await run.waitReady() else { return }
+        try await run.move("background")
+        await run.wait(20, "didEnterBackground") { run.heardEvents.contains("didEnterBackground") }
         let heard = run.log.compactMap { $0["heard"] as? [String: Any] }.first { $0["event"] as? String == "didEnterBackground" }
-        if let since = try run.entry()?["backgroundSince"] as? Double, let deadline = heard?["deadline"] as? Double {
+        if let since = try await run.entry()?["backgroundSince"] as? Double, let deadline = heard?["deadline"] as? Double {
             #expect(abs(deadline - since - 2) < 0.01)
         } else {
             Issue.record("no deadline or backgroundSince: \(String(describing: heard))")
         }
-        try run.move("suspend")
-        run.wait(20, "stopped") { run.processState() == "T" }
+        try await run.move("suspend")
+        await run.wait(20, "stopped") { run.processState() == "T" }
         run.signalJoule(SIGKILL)
-        _ = run.exitStatus()
+        _ = await run.exitStatus()
         try await daemon.waitForLog("left the bus; releasing it")
-        run.wait(20, "continued") { run.processState() != "T" }
+        await run.wait(20, "continued") { run.processState() != "T" }
     }
 
     @Test func movesAreRefusedForUnknownAppsAndOtherUsers() async throws {
@@ -126,7 +126,7 @@ import Glibc
         }
         // Another user (nobody, through setpriv) may not move root's app.
         let run = try runUnder(daemon, [])
-        guard run.waitReady() else { return }
+        guard await run.waitReady() else { return }
         if NobodyBusctl.isAvailable {
             // The bus directory must let nobody (65534) reach the socket.
             chmod(daemon.bus.directory.path, 0o755)
@@ -140,10 +140,10 @@ import Glibc
             #expect(status != 0)
             // busctl words an AccessDenied reply as EACCES.
             #expect(text.contains("only that user or root may move it") || text.contains("Access denied"), "\(text)")
-            #expect(try run.entry()?["state"] as? String == "active")
+            #expect(try await run.entry()?["state"] as? String == "active")
         }
-        try run.move("terminate")
-        #expect(run.exitStatus() == 0)
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
         await client.close()
     }
 }

@@ -61,39 +61,49 @@ final class AppRunHarness: @unchecked Sendable {
 
     var appPID: Int32? { (log.first { $0["ready"] != nil }?["pid"] as? Int).map(Int32.init) }
 
-    /// Waits (polling every 50 ms, up to `timeout` s) until `condition` holds.
+    /// Waits (polling every 50 ms, up to `timeout` s) until `condition` holds. It sleeps with
+    /// Task.sleep: a blocked cooperative thread would starve every other suite on 2 cores.
     @discardableResult
-    func wait(_ timeout: Double = 20, _ what: String, _ condition: () -> Bool) -> Bool {
+    func wait(_ timeout: Double = 20, _ what: String, _ condition: () async -> Bool) async -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(50_000)
+        // The condition is looked at once more after the deadline: on a loaded machine this
+        // task may wake late, and what it waited for may have happened meanwhile.
+        while true {
+            if await condition() { return true }
+            if Date() >= deadline { break }
+            try? await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("timed out waiting for \(what); stderr: \(stderr); log: \(log)")
         return false
     }
 
-    func waitReady() -> Bool { wait(30, "the app to start") { appPID != nil } }
+    func waitReady() async -> Bool { await wait(30, "the app to start") { appPID != nil } }
 
-    /// `joule app ARGS` with this run's directories.
-    func app(_ arguments: [String]) throws -> CLIHarness.Result {
-        try CLIHarness.run(["app"] + arguments, environment: environment)
+    /// `joule app ARGS` with this run's directories, run on a thread of its own (it blocks
+    /// until joule exits).
+    func app(_ arguments: [String]) async throws -> CLIHarness.Result {
+        let environment = environment
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try CLIHarness.run(["app"] + arguments, environment: environment) })
+            }.start()
+        }
     }
 
-    func move(_ request: String) throws {
-        let result = try app([request, name])
+    func move(_ request: String) async throws {
+        let result = try await app([request, name])
         #expect(result.status == 0, "joule app \(request): \(result.stderr)")
     }
 
     /// This app's entry in `joule app list --json`.
-    func entry() throws -> [String: Any]? {
-        let result = try app(["list", "--json"])
+    func entry() async throws -> [String: Any]? {
+        let result = try await app(["list", "--json"])
         return result.stdout.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }.first { $0["app"] as? String == name }
     }
 
-    func state() -> String? { (try? entry())??["state"] as? String }
+    func state() async -> String? { (try? await entry())??["state"] as? String }
 
     /// The scheduler state letter of the app's process (`T` when stopped), nil once gone.
     func processState() -> String? {
@@ -114,8 +124,8 @@ final class AppRunHarness: @unchecked Sendable {
     var hasExited: Bool { !process.isRunning }
 
     /// joule run's exit status, waiting up to `timeout` s (then SIGKILL and nil).
-    func exitStatus(timeout: Double = 20) -> Int32? {
-        guard wait(timeout, "joule run to exit", { !process.isRunning }) else {
+    func exitStatus(timeout: Double = 20) async -> Int32? {
+        guard await wait(timeout, "joule run to exit", { !process.isRunning }) else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return nil

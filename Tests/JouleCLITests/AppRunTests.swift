@@ -10,79 +10,79 @@ import Glibc
 /// cgroups are v1, so the process-tree fallback is what runs here; the freezer path runs in
 /// the VM scenario app-freeze and on a fake tree in AppSupervisorTests).
 @Suite struct AppRunTests {
-    @Test func backgroundSuspendsAfterTheGraceAndForegroundThawsInOrder() throws {
+    @Test func backgroundSuspendsAfterTheGraceAndForegroundThawsInOrder() async throws {
         let run = try AppRunHarness(runOptions: ["--grace", "0.5"], appOptions: ["--busy"])
-        guard run.waitReady() else { return }
-        try run.move("background")
-        run.wait(20, "suspended") { run.state() == "suspended" }
+        guard await run.waitReady() else { return }
+        try await run.move("background")
+        await run.wait(20, "suspended") { await run.state() == "suspended" }
         #expect(run.processState() == "T")
         #expect(run.heardEvents == ["willResignActive", "didEnterBackground"])
         // A busy loop that is stopped spends no CPU.
         let before = run.cpuTicks()
-        usleep(500_000)
+        try await Task.sleep(for: .microseconds(500_000))
         #expect(run.cpuTicks() == before)
-        let entry = try run.entry()
+        let entry = try await run.entry()
         #expect(entry?["suspendedCount"] as? Int == 1)
         #expect(entry?["backgroundSince"] is Double)
-        try run.move("foreground")
-        run.wait(20, "foreground events") { run.heardEvents.count == 4 }
+        try await run.move("foreground")
+        await run.wait(20, "foreground events") { run.heardEvents.count == 4 }
         #expect(run.heardEvents == ["willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive"])
         #expect(run.processState() != "T")
-        #expect(run.state() == "active")
-        try run.move("terminate")
-        #expect(run.exitStatus() == 0)
+        #expect(await run.state() == "active")
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
         #expect(run.log.contains { $0["signal"] as? String == "SIGTERM" })
     }
 
-    @Test func anOpenTaskKeepsItRunningUntilTheBudgetThenExpiryComesFiveSecondsEarly() throws {
+    @Test func anOpenTaskKeepsItRunningUntilTheBudgetThenExpiryComesFiveSecondsEarly() async throws {
         // Budget 6 s: the warning is due 1 s after entering the background; the task is never
         // ended (a leak), so the app is suspended at the end of the budget.
         let run = try AppRunHarness(runOptions: ["--grace", "0.3", "--background-budget", "6"], appOptions: ["--task-on-background"])
-        guard run.waitReady() else { return }
-        try run.move("background")
-        run.wait(20, "the task reply") { run.log.contains { ($0["heard"] as? [String: Any])?["taskId"] as? Int == 1 } }
+        guard await run.waitReady() else { return }
+        try await run.move("background")
+        await run.wait(20, "the task reply") { run.log.contains { ($0["heard"] as? [String: Any])?["taskId"] as? Int == 1 } }
         // Past the grace period, the task keeps it running.
-        usleep(600_000)
+        try await Task.sleep(for: .microseconds(600_000))
         #expect(run.processState() != "T")
-        #expect(run.state() == "background")
-        run.wait(20, "the expiry warning") { run.heardEvents.contains("backgroundTimeWillExpire") }
+        #expect(await run.state() == "background")
+        await run.wait(20, "the expiry warning") { run.heardEvents.contains("backgroundTimeWillExpire") }
         let entered = run.log.first { ($0["heard"] as? [String: Any])?["event"] as? String == "didEnterBackground" }
         let warned = run.log.first { ($0["heard"] as? [String: Any])?["event"] as? String == "backgroundTimeWillExpire" }
-        let since = try run.entry()?["backgroundSince"] as? Double
+        let since = try await run.entry()?["backgroundSince"] as? Double
         let deadline = (warned?["heard"] as? [String: Any])?["deadline"] as? Double
         if let since, let deadline { #expect(abs(deadline - since - 6) < 0.01) }
         #expect(entered != nil)
-        run.wait(20, "suspended after the budget") { run.state() == "suspended" }
+        await run.wait(20, "suspended after the budget") { await run.state() == "suspended" }
         #expect(run.processState() == "T")
-        try run.move("terminate")
-        #expect(run.exitStatus() == 0)
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
     }
 
-    @Test func aTaskEndedInTimeLetsItSuspendWithoutAnExpiryWarning() throws {
+    @Test func aTaskEndedInTimeLetsItSuspendWithoutAnExpiryWarning() async throws {
         let run = try AppRunHarness(runOptions: ["--grace", "0.3", "--background-budget", "20"],
                                     appOptions: ["--task-on-background", "--task-seconds", "0.5"])
-        guard run.waitReady() else { return }
-        try run.move("background")
-        run.wait(20, "suspended after the task ended") { run.state() == "suspended" }
+        guard await run.waitReady() else { return }
+        try await run.move("background")
+        await run.wait(20, "suspended after the task ended") { await run.state() == "suspended" }
         #expect(run.log.contains { $0["did"] as? String == "endBackgroundTask" })
         #expect(!run.heardEvents.contains("backgroundTimeWillExpire"))
-        try run.move("terminate")
-        #expect(run.exitStatus() == 0)
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
     }
 
-    @Test func aCrashingAppsTaskEndsWithItsSocket() throws {
+    @Test func aCrashingAppsTaskEndsWithItsSocket() async throws {
         let run = try AppRunHarness(runOptions: ["--grace", "0.3"], appOptions: ["--task-on-background", "--crash-after", "0.3"])
-        guard run.waitReady() else { return }
+        guard await run.waitReady() else { return }
         let events = try CLIProcess(["app", "events", "--json"], environment: run.environment)
         defer { _ = events.stop(SIGKILL) }
         // Moves until the watcher prints one, so it has certainly subscribed.
         var lines: [String] = []
         for attempt in 0..<20 where lines.isEmpty {
-            try run.move(attempt % 2 == 0 ? "inactive" : "foreground")
+            try await run.move(attempt % 2 == 0 ? "inactive" : "foreground")
             if let line = events.nextLine(timeout: 1) { lines.append(line) }
         }
-        try run.move("background")
-        #expect(run.exitStatus() == 3)
+        try await run.move("background")
+        #expect(await run.exitStatus() == 3)
         while let line = events.nextLine(timeout: 10) {
             lines.append(line)
             if line.contains("\"exited\"") { break }
@@ -92,15 +92,15 @@ import Glibc
         #expect(lines.last?.contains("\"exited\"") == true)
     }
 
-    @Test func aBusyLoopIsKilledInTheBackgroundWithAReportAndNotInTheForeground() throws {
+    @Test func aBusyLoopIsKilledInTheBackgroundWithAReportAndNotInTheForeground() async throws {
         let run = try AppRunHarness(runOptions: ["--cpu-limit", "20", "--cpu-window", "1", "--no-suspend"], appOptions: ["--busy"])
-        guard run.waitReady() else { return }
+        guard await run.waitReady() else { return }
         // Busy in the foreground for twice the window: not touched.
-        usleep(2_000_000)
+        try await Task.sleep(for: .microseconds(2_000_000))
         #expect(!run.hasExited)
-        #expect(run.state() == "active")
-        try run.move("background")
-        #expect(run.exitStatus() == 137)
+        #expect(await run.state() == "active")
+        try await run.move("background")
+        #expect(await run.exitStatus() == 137)
         let reports = (try? FileManager.default.contentsOfDirectory(atPath: run.directory + "/state/reports")) ?? []
         let text = reports.filter { $0.hasSuffix(".txt") }.compactMap {
             try? String(contentsOfFile: run.directory + "/state/reports/" + $0, encoding: .utf8)
@@ -109,36 +109,36 @@ import Glibc
         #expect(text.contains("(Limit 20%) Observed"))
     }
 
-    @Test func terminateEndsASuspendedAppCleanly() throws {
+    @Test func terminateEndsASuspendedAppCleanly() async throws {
         let run = try AppRunHarness(runOptions: ["--grace", "0"])
-        guard run.waitReady() else { return }
-        try run.move("suspend")
-        run.wait(20, "suspended") { run.processState() == "T" }
-        try run.move("terminate")
-        #expect(run.exitStatus() == 0)
+        guard await run.waitReady() else { return }
+        try await run.move("suspend")
+        await run.wait(20, "suspended") { run.processState() == "T" }
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
         #expect(run.log.contains { $0["signal"] as? String == "SIGTERM" })
     }
 
-    @Test func lowPowerModeHalvesTheGrace() throws {
+    @Test func lowPowerModeHalvesTheGrace() async throws {
         let run = try AppRunHarness(runOptions: ["--grace", "4"], command: nil, extraEnvironment: [:])
         // The override is read when joule run starts; write it first through the CLI.
         _ = try CLIHarness.run(["lowpower", "on"], environment: run.environment)
         let halved = try AppRunHarness(runOptions: ["--grace", "4"], extraEnvironment: ["JOULE_STATE_DIR": run.directory + "/state"])
-        guard run.waitReady(), halved.waitReady() else { return }
-        try halved.move("background")
-        halved.wait(20, "didEnterBackground") { halved.heardEvents.contains("didEnterBackground") }
+        guard await run.waitReady(), await halved.waitReady() else { return }
+        try await halved.move("background")
+        await halved.wait(20, "didEnterBackground") { halved.heardEvents.contains("didEnterBackground") }
         let heard = halved.log.compactMap { $0["heard"] as? [String: Any] }.first { $0["event"] as? String == "didEnterBackground" }
-        let since = try halved.entry()?["backgroundSince"] as? Double
+        let since = try await halved.entry()?["backgroundSince"] as? Double
         if let since, let deadline = heard?["deadline"] as? Double { #expect(abs(deadline - since - 2) < 0.01) } else {
             Issue.record("no deadline or backgroundSince: \(String(describing: heard))")
         }
-        try halved.move("terminate")
-        try run.move("terminate")
-        #expect(halved.exitStatus() == 0)
-        #expect(run.exitStatus() == 0)
+        try await halved.move("terminate")
+        try await run.move("terminate")
+        #expect(await halved.exitStatus() == 0)
+        #expect(await run.exitStatus() == 0)
     }
 
-    @Test func stdinStdoutAndTheExitStatusPassThrough() throws {
+    @Test func stdinStdoutAndTheExitStatusPassThrough() async throws {
         let process = Process()
         process.executableURL = CLIHarness.binary
         process.arguments = ["run", "--", "/bin/sh", "-c", "read line; echo got:$line; exit 3"]
@@ -159,7 +159,7 @@ import Glibc
         #expect(process.terminationStatus == 3)
     }
 
-    @Test func badInputIsRefusedOrIgnoredAndNamed() throws {
+    @Test func badInputIsRefusedOrIgnoredAndNamed() async throws {
         // A command that cannot start: 127 and the reason.
         let missing = try CLIHarness.run(["run", "--", "/nonexistent/program"], environment: [
             "JOULE_RUNTIME_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("joule-app-\(UUID())").path])
@@ -179,40 +179,40 @@ import Glibc
             """
         let answer = FileManager.default.temporaryDirectory.appendingPathComponent("joule-answer-\(UUID())").path
         let run = try AppRunHarness(command: ["/usr/bin/python3", "-c", script, answer])
-        #expect(run.exitStatus() == 0)
+        #expect(await run.exitStatus() == 0)
         #expect((try? String(contentsOfFile: answer, encoding: .utf8)) == #"{"remaining":null}"#)
         #expect(run.stderr.contains("ignored a message: message is not JSON"))
         #expect(run.stderr.contains("5002 bytes"))
         #expect(run.stderr.contains("99"))
         // An unknown app name.
-        let result = try run.app(["background", "nope"])
+        let result = try await run.app(["background", "nope"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no supervised app is named \"nope\""))
         try? FileManager.default.removeItem(atPath: answer)
     }
 
-    @Test func nothingStaysStoppedAfterJouleRunIsKilled() throws {
+    @Test func nothingStaysStoppedAfterJouleRunIsKilled() async throws {
         // SIGTERM: joule run continues the app and passes the signal on.
         let terminated = try AppRunHarness(runOptions: ["--grace", "0"])
-        guard terminated.waitReady() else { return }
-        try terminated.move("suspend")
-        terminated.wait(20, "stopped") { terminated.processState() == "T" }
+        guard await terminated.waitReady() else { return }
+        try await terminated.move("suspend")
+        await terminated.wait(20, "stopped") { terminated.processState() == "T" }
         terminated.signalJoule(SIGTERM)
-        #expect(terminated.exitStatus() == 0)
+        #expect(await terminated.exitStatus() == 0)
         #expect(terminated.log.contains { $0["signal"] as? String == "SIGTERM" })
 
         // SIGKILL: no handler runs; the journal left behind is recovered by the next joule app.
         let killed = try AppRunHarness(runOptions: ["--grace", "0"])
-        guard killed.waitReady() else { return }
-        try killed.move("suspend")
-        killed.wait(20, "stopped") { killed.processState() == "T" }
+        guard await killed.waitReady() else { return }
+        try await killed.move("suspend")
+        await killed.wait(20, "stopped") { killed.processState() == "T" }
         let journal = killed.directory + "/run/apps/\(killed.name).paused.json"
         #expect(FileManager.default.fileExists(atPath: journal))
         killed.signalJoule(SIGKILL)
-        _ = killed.exitStatus()
-        let list = try killed.app(["list"])
+        _ = await killed.exitStatus()
+        let list = try await killed.app(["list"])
         #expect(list.stderr.contains("resumed 1 of 1"))
-        killed.wait(20, "continued") { killed.processState() != "T" }
+        await killed.wait(20, "continued") { killed.processState() != "T" }
         #expect(!FileManager.default.fileExists(atPath: journal))
     }
 }
