@@ -354,6 +354,18 @@ def task_run_ns(pid):
     return total
 
 
+def stop_processes(processes):
+    """SIGTERM each one still running (None is skipped), then SIGKILL any not gone 10 s later."""
+    for p in processes:
+        if p and p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
 def cpu_ticks(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -746,14 +758,7 @@ def bench_daemon(work):
         reads = json.loads(subprocess.run([PY, "-c", DBUS_READS, json.dumps(spec), str(DAEMON_READS)],
                                           capture_output=True, text=True, check=True).stdout)
     finally:
-        for p in (joule, upowerd, static):
-            if p and p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        stop_processes((joule, upowerd, static))
         if logind:
             logind.terminate()
             logind.wait()
@@ -929,14 +934,7 @@ def bench_queue(work):
             for tr in json.loads(relisted):
                 after[tr["state"]] = after.get(tr["state"], 0) + 1
     finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
+        stop_processes(procs.values())
         for bus in buses.values():
             bus.stop()
 

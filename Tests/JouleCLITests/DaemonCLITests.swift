@@ -452,9 +452,8 @@ struct DaemonCLITests {
         try await daemon.start()
         let socket = String(daemon.bus.address.dropFirst("unix:path=".count))
         chmod(URL(fileURLWithPath: socket).deletingLastPathComponent().path, 0o755)
-        let denied = try Self.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "busctl",
-            "--address=\(daemon.bus.address)", "call", "org.joule.Energy1", "/org/joule/Energy1", "org.joule.Energy1",
-            "SetLowPowerMode", "s", "on"])
+        let denied = try NobodyBusctl.call(
+            address: daemon.bus.address, "org.joule.Energy1", "/org/joule/Energy1", "org.joule.Energy1", ["SetLowPowerMode", "s", "on"])
         #expect(denied.status != 0)
         #expect(denied.output.contains("Access denied"), "\(denied.output)")
         #expect(daemon.log.contains("SetLowPowerMode") == false, "a refused call never reaches the engine")

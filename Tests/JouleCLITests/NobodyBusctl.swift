@@ -13,16 +13,7 @@ enum NobodyBusctl {
     static func call(address: String, _ destination: String, _ path: String, _ interface: String, _ arguments: [String])
         throws -> (status: Int32, output: String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/busctl", "--address=\(address)",
-                             "call", destination, path, interface] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try DaemonCLITests.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/busctl",
+                                                    "--address=\(address)", "call", destination, path, interface] + arguments)
     }
 }

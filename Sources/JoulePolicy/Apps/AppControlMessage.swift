@@ -21,14 +21,9 @@ public enum AppControlMessage: Sendable, Hashable {
         return Array(object.serialized.utf8)
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(LifecycleMessageError) -> AppControlMessage {
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(bytes)
-        } catch {
-            throw .notJSON(error)
-        }
-        guard case .object = value else { throw .notAnObject }
+    /// `length` is the packet's real size when the socket kept only part of it.
+    public static func decode(_ bytes: [UInt8], length: Int? = nil) throws(LifecycleMessageError) -> AppControlMessage {
+        let value = try LifecycleMessage.parseObject(bytes, length: length, limit: maxBytes)
         guard let word = value["request"]?.stringValue else { throw .missingKey("request", in: "control message") }
         switch word {
         case "transition":

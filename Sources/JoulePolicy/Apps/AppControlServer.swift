@@ -19,10 +19,7 @@ public final class AppControlServer: Sendable {
                 case .packet(let id, let bytes, let length):
                     let message: AppControlMessage
                     do {
-                        guard length <= AppControlMessage.maxBytes else {
-                            throw LifecycleMessageError.tooLarge(bytes: length, limit: AppControlMessage.maxBytes)
-                        }
-                        message = try AppControlMessage.decode(bytes)
+                        message = try AppControlMessage.decode(bytes, length: length)
                     } catch {
                         log("control connection \(id): \(error)")
                         server.send(AppControlMessage.error("\(error)"), to: id)

@@ -223,10 +223,7 @@ public actor AppSupervisor {
         case .packet(let id, let bytes, let length):
             let message: LifecycleMessage
             do {
-                guard length <= LifecycleMessage.maxBytes else {
-                    throw LifecycleMessageError.tooLarge(bytes: length, limit: LifecycleMessage.maxBytes)
-                }
-                message = try LifecycleMessage.decodeRequest(bytes)
+                message = try LifecycleMessage.decodeRequest(bytes, length: length)
             } catch {
                 log("\(name): lifecycle connection \(id): ignored a message: \(error)")
                 return

@@ -44,7 +44,7 @@ public final class AppsClient: Sendable {
     }
 
     public func move(_ request: AppLifecycleRequest, app name: String) async throws(BusError) {
-        _ = try await call(request.rawValue.prefix(1).uppercased() + request.rawValue.dropFirst(), [.string(name)])
+        _ = try await call(AppsService.member(request), [.string(name)])
     }
 
     /// The caller's apps (every app for root), as `joule app list --json` objects.

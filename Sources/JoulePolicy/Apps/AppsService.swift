@@ -55,6 +55,11 @@ public final class AppsService: Sendable {
                                   arguments: [.string(line.json.serialized)])
     }
 
+    /// The method that asks for `request`: `Foreground` for `foreground`.
+    static func member(_ request: AppLifecycleRequest) -> String {
+        request.rawValue.prefix(1).uppercased() + request.rawValue.dropFirst()
+    }
+
     private func credentials(_ call: BusMethodCall) async throws(BusMethodError) -> BusCredentials {
         do {
             return try await bus.credentials(of: call.sender)
@@ -107,8 +112,7 @@ public final class AppsService: Sendable {
             },
         ]
         for request in AppLifecycleRequest.allCases {
-            let member = request.rawValue.prefix(1).uppercased() + request.rawValue.dropFirst()
-            methods.append(.init(member, in: "s", inNames: ["name"]) { call throws(BusMethodError) in
+            methods.append(.init(Self.member(request), in: "s", inNames: ["name"]) { call throws(BusMethodError) in
                 let name = try Self.name(call)
                 try await self.handlers.move(try await self.credentials(call), request, name)
                 return []

@@ -46,9 +46,10 @@ public enum LifecycleMessage: Sendable, Hashable {
     /// The packet to send.
     public var encoded: [UInt8] { Array(json.serialized.utf8) }
 
-    /// Reads a packet an app sent.
-    public static func decodeRequest(_ bytes: [UInt8]) throws(LifecycleMessageError) -> LifecycleMessage {
-        let object = try parse(bytes)
+    /// Reads a packet an app sent. `length` is the packet's real size when the socket kept
+    /// only part of it (see `SeqPacketServer.Event.packet`).
+    public static func decodeRequest(_ bytes: [UInt8], length: Int? = nil) throws(LifecycleMessageError) -> LifecycleMessage {
+        let object = try parseObject(bytes, length: length, limit: maxBytes)
         guard let word = object["request"] else {
             throw .unrecognized("no \"request\" key (expected {\"request\": \"beginBackgroundTask\", …})")
         }
@@ -69,7 +70,7 @@ public enum LifecycleMessage: Sendable, Hashable {
 
     /// Reads a packet joule sent (for apps and their libraries).
     public static func decodeFromJoule(_ bytes: [UInt8]) throws(LifecycleMessageError) -> LifecycleMessage {
-        let object = try parse(bytes)
+        let object = try parseObject(bytes, length: nil, limit: maxBytes)
         if object["event"] != nil {
             let eventWord = try string("event", of: object, in: "event message")
             guard let event = AppLifecycleEvent(rawValue: eventWord) else {
@@ -94,8 +95,11 @@ public enum LifecycleMessage: Sendable, Hashable {
         throw .unrecognized("no \"event\", \"taskId\" or \"remaining\" key")
     }
 
-    private static func parse(_ bytes: [UInt8]) throws(LifecycleMessageError) -> JSONValue {
-        guard bytes.count <= maxBytes else { throw .tooLarge(bytes: bytes.count, limit: maxBytes) }
+    /// One packet as a JSON object, refused unread when its real `length` (default: the bytes
+    /// given) is over `limit`. Shared with the control socket's messages.
+    static func parseObject(_ bytes: [UInt8], length: Int?, limit: Int) throws(LifecycleMessageError) -> JSONValue {
+        let size = length ?? bytes.count
+        guard size <= limit else { throw .tooLarge(bytes: size, limit: limit) }
         let value: JSONValue
         do {
             value = try JSONParser.parse(bytes)
