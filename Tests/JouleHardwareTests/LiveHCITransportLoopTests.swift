@@ -8,7 +8,9 @@ import Testing
 /// matched to commands, deadlines on the monotonic clock, and a close that wakes the loop.
 @Suite struct LiveHCITransportLoopTests {
     /// (the transport, the controller's end of the pair)
-    static func pair(commandTimeout: Duration = .seconds(2), tick: Duration = .seconds(60)) throws -> (LiveHCITransport, Int32) {
+    /// Commands wait 30 s by default: on a crowded 2-core machine the test's own reads and
+    /// writes can lag seconds behind, and only the timeout test needs a short deadline.
+    static func pair(commandTimeout: Duration = .seconds(30), tick: Duration = .seconds(60)) throws -> (LiveHCITransport, Int32) {
         var fds: [Int32] = [-1, -1]
         try #require(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
         let transport = try LiveHCITransport(
@@ -16,12 +18,12 @@ import Testing
         return (transport, fds[1])
     }
 
-    /// Reads one packet the transport wrote, waiting up to 2 s without blocking a thread of
+    /// Reads one packet the transport wrote, waiting up to 30 s without blocking a thread of
     /// the cooperative pool (the transport's caller needs one to queue the command).
     static func readPacket(_ fd: Int32) async -> [UInt8] {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        for _ in 0..<1000 {
-            if poll(&entry, 1, 0) == 1 { break }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while poll(&entry, 1, 0) != 1, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(2))
         }
         guard entry.revents != 0 else { return [] }
