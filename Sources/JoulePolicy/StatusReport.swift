@@ -54,27 +54,44 @@ public struct StatusReport: Sendable {
             lowPowerOverride: lowPowerOverride, power: power, pause: pause)
     }
 
+    /// As above, with CPU usage from `probe` (`joule status`: the runtime directory's memo or
+    /// a 20 ms sample, never a 0.2 s sleep).
+    public static func collect(
+        source: any DeviceSource, procRoot: String, lowPowerOverride: LowPowerOverride,
+        power: PowerStateMachine.Configuration = .init(), cpu probe: CPUUsageProbe
+    ) throws(HardwareError) -> StatusReport {
+        try collect(
+            supplies: PowerSupplyReader(source: source), thermal: ThermalReader(source: source), procRoot: procRoot,
+            lowPowerOverride: lowPowerOverride, power: power, measureCPU: probe.measure)
+    }
+
     /// As above, with readers the caller keeps (an engine reads DMI once, in its reader).
     public static func collect(
         supplies supplyReader: PowerSupplyReader, thermal thermalReader: ThermalReader, procRoot: String,
         lowPowerOverride: LowPowerOverride, power: PowerStateMachine.Configuration, pause: () -> Void
     ) throws(HardwareError) -> StatusReport {
-        let cpuReader = CPUStatReader(root: procRoot)
-        let first = try? cpuReader.read()
+        try collect(
+            supplies: supplyReader, thermal: thermalReader, procRoot: procRoot, lowPowerOverride: lowPowerOverride,
+            power: power
+        ) { reader in
+            guard let first = try? reader.read() else { return (nil, nil) }
+            pause()
+            guard let second = try? reader.read() else { return (first, nil) }
+            return (second, second.usagePercent(since: first))
+        }
+    }
+
+    static func collect(
+        supplies supplyReader: PowerSupplyReader, thermal thermalReader: ThermalReader, procRoot: String,
+        lowPowerOverride: LowPowerOverride, power: PowerStateMachine.Configuration,
+        measureCPU: (CPUStatReader) -> (stat: CPUStat?, usagePercent: Double?)
+    ) throws(HardwareError) -> StatusReport {
         let supplies = try supplyReader.read()
         let thermal = try thermalReader.read()
-        var usage: Double?
-        var cores = first?.cores
-        if let first {
-            pause()
-            if let second = try? cpuReader.read() {
-                usage = second.usagePercent(since: first)
-                cores = second.cores
-            }
-        }
+        let cpu = measureCPU(CPUStatReader(root: procRoot))
         return StatusReport(
             supplies: supplies, thermal: thermal, lowPowerOverride: lowPowerOverride, power: power,
-            cpuCores: cores.flatMap { $0 > 0 ? $0 : nil }, cpuUsagePercent: usage)
+            cpuCores: cpu.stat.flatMap { $0.cores > 0 ? $0.cores : nil }, cpuUsagePercent: cpu.usagePercent)
     }
 
     public var onBattery: Bool { supplies.onBattery }

@@ -12,8 +12,10 @@ struct StatusCommand: AsyncParsableCommand {
             is given), the snapshot is the daemon's (GetStatus): --json prints its object as is, \
             with "source": "daemon", and the table adds why Low Power Mode is on and what it did \
             to the machine. Otherwise joule reads the hardware itself ("source": "direct"): \
-            devices from libudev and CPU usage from two /proc/stat samples 0.2 s apart, or with \
-            --root everything from a fixture tree (ROOT/sys, ROOT/proc).
+            devices from libudev, and CPU usage since the /proc/stat sample the previous status \
+            left in the runtime directory when it is 0.1-60 s old, else over a 20 ms sample \
+            (null when that holds fewer than 10 ticks); or with --root everything from a \
+            fixture tree (ROOT/sys, ROOT/proc).
             Exit status: 0 on success (even when some sensors fail), 1 when the root cannot be read.
             """)
 
@@ -41,13 +43,17 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let devices = try DeviceRoot(root)
         let source = devices.source, procRoot = devices.procRoot
-        // A fixture is static: sampling /proc/stat twice needs no wait there.
-        let pause: () -> Void = devices.isFixture ? {} : { CurrentProcess.sleep(for: .milliseconds(200)) }
+        let cpu = devices.isFixture
+            ? CPUUsageProbe.fixture
+            : CPUUsageProbe(memo: RuntimeDirectory.current().map { dir in
+                try? dir.create()
+                return CPUStatMemo(path: dir.file(CPUUsageProbe.memoName))
+            })
 
         let override = LowPowerCommand.store().map { $0.load() } ?? .auto
         let report: StatusReport
         do {
-            report = try StatusReport.collect(source: source, procRoot: procRoot, lowPowerOverride: override, pause: pause)
+            report = try StatusReport.collect(source: source, procRoot: procRoot, lowPowerOverride: override, cpu: cpu)
         } catch {
             Console.error("joule: \(error)")
             throw ExitCode(1)

@@ -1,0 +1,75 @@
+import JouleHardware
+
+/// How `joule status`, reading the hardware itself, gets CPU usage without sleeping 0.2 s
+/// between two /proc/stat samples:
+/// - usage since the sample the previous status left in the runtime directory, when that
+///   sample is 0.1–60 s old;
+/// - else two samples 20 ms apart, when at least `minimumTicks` elapsed between them;
+/// - else null. At USER_HZ 100 a tick is 10 ms, so 20 ms gives 2 ticks per core: on fewer
+///   than 5 cores a first status reports null rather than a figure quantised to 25 or 50 %,
+///   and the next one (within a minute) reports usage since this one.
+/// Every live call leaves its last sample for the next. A fixture is static: its two samples
+/// need no pause and give null usage, as before.
+public struct CPUUsageProbe: Sendable {
+    public static let memoAges: ClosedRange<Double> = 0.1...60
+    public static let shortSample: Duration = .milliseconds(20)
+    /// Ticks (all cores together) below which a usage figure is too coarse to show.
+    public static let minimumTicks: UInt64 = 10
+    /// The memo's name inside the runtime directory.
+    public static let memoName = "cpu-stat"
+
+    let memo: CPUStatMemo?
+    let isFixture: Bool
+    let now: @Sendable () -> UInt64
+    let pause: @Sendable (Duration) -> Void
+
+    /// - Parameters:
+    ///   - memo: where the last sample is kept; nil without a runtime directory.
+    ///   - now: CLOCK_MONOTONIC nanoseconds (injected in tests).
+    ///   - pause: sleeps for the short sample (injected in tests).
+    public init(
+        memo: CPUStatMemo?, isFixture: Bool = false, now: @escaping @Sendable () -> UInt64 = CPUStatMemo.now,
+        pause: @escaping @Sendable (Duration) -> Void = CurrentProcess.sleep(for:)
+    ) {
+        self.memo = memo
+        self.isFixture = isFixture
+        self.now = now
+        self.pause = pause
+    }
+
+    /// For a fixture tree: two reads, no pause, no memo.
+    public static let fixture = CPUUsageProbe(memo: nil, isFixture: true, now: { 0 }, pause: { _ in })
+
+    /// The latest sample (for the core count) and the usage, nil when /proc/stat cannot be
+    /// read or no figure is fine enough.
+    public func measure(_ reader: CPUStatReader) -> (stat: CPUStat?, usagePercent: Double?) {
+        guard let first = try? reader.read() else { return (nil, nil) }
+        if isFixture {
+            let second = try? reader.read()
+            return (second ?? first, second?.usagePercent(since: first))
+        }
+        let firstTime = now()
+        var usage: Double?
+        if let entry = memo?.load(), firstTime >= entry.monotonicNanoseconds,
+            Self.memoAges.contains(Double(firstTime - entry.monotonicNanoseconds) / 1e9)
+        {
+            usage = Self.usage(first.all, since: entry.times)
+        }
+        var latest = (stat: first, time: firstTime)
+        if usage == nil {
+            pause(Self.shortSample)
+            if let second = try? reader.read() {
+                latest = (second, now())
+                usage = Self.usage(second.all, since: first.all)
+            }
+        }
+        // A memo that cannot be written only costs the next status its short sample.
+        try? memo?.save(CPUStatMemo.Entry(times: latest.stat.all, monotonicNanoseconds: latest.time))
+        return (latest.stat, usage)
+    }
+
+    static func usage(_ now: CPUTimes, since earlier: CPUTimes) -> Double? {
+        guard now.total >= earlier.total, now.total - earlier.total >= minimumTicks else { return nil }
+        return now.usagePercent(since: earlier)
+    }
+}
