@@ -51,6 +51,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var cpuMonitor: [CPUWatch] = []
     public var beacons: [BeaconMonitor] = []
     public var transfers = TransferSettings()
+    public var metrics = MetricsSettings()
 
     public init() {}
 
