@@ -102,19 +102,39 @@ struct MetricsCLITests {
         #expect(try await Self.stop(daemon) == 0)
     }
 
-    /// The default config opens no socket; `joule export` still writes the textfile, and
-    /// says why when it cannot.
+    /// The config opens no socket; `joule export` still writes the textfile, and says why
+    /// when it cannot. The enforce run and the CPU watch report their figures.
     @Test func exportWithoutTheListener() async throws {
         let daemon = try await DaemonHarness()
+        try daemon.writeConfig("""
+            enforce:
+              classes:
+                builds:
+                  level: deferrable
+                  match:
+                    - process: joule-no-such-process
+            cpuMonitor:
+              - match: ["^joule-no-such-process$"]
+                action: report
+            """)
         try await daemon.start()
+        try await daemon.waitForLog("\"class\":\"builds\"")
         #expect(!daemon.log.contains("/metrics"), "\(daemon.log)")
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let written = try await Self.joule(daemon, ["export", "--textfile", directory])
         #expect(written.status == 0, "\(written.stderr)")
         let families = try await PrometheusTools.parse(try String(contentsOfFile: directory + "/joule.prom", encoding: .utf8))
-        // The XPS at 14 % discharging: Low Power Mode on by the battery rule; no Pi flags.
-        #expect(Self.samples(families).contains("joule_low_power_mode_enabled{} 1.0"))
+        // The XPS at 14 % discharging: Low Power Mode on by the battery rule, so the deferrable
+        // class is paused (with nothing to pause); no violation yet; no Pi flags.
+        let samples = Self.samples(families)
+        for expected in [
+            "joule_low_power_mode_enabled{} 1.0", "joule_enforcer_paused_classes{} 1.0",
+            "joule_cpu_monitor_violations_total{action=\"kill\"} 0.0", "joule_cpu_monitor_violations_total{action=\"throttle\"} 0.0",
+            "joule_cpu_monitor_violations_total{action=\"report\"} 0.0",
+        ] {
+            #expect(samples.contains(expected), "\(expected) missing from \(samples.sorted())")
+        }
         #expect(!families.contains { $0.name == "joule_throttled" })
 
         let missing = try await Self.joule(daemon, ["export", "--textfile", directory + "/nope"])
