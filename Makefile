@@ -15,9 +15,10 @@ run: build
 	.build/debug/joule status --json --root $(FIXTURE)
 
 # JOULE_PPD: the real power-profiles-daemon for its tests (unpacked, never installed).
+# JOULE_PROMTOOL: Prometheus's promtool for `promtool check metrics` (unpacked, never installed).
 test: deps
 	$(SWIFT) build --build-tests
-	JOULE_PPD="$$(./scripts/fetch-ppd.sh)" $(SWIFT) test
+	JOULE_PPD="$$(./scripts/fetch-ppd.sh)" JOULE_PROMTOOL="$$(./scripts/fetch-promtool.sh)" $(SWIFT) test
 	SWIFT=$(SWIFT) ./scripts/test-install.sh
 	SWIFT=$(SWIFT) VM_JOULE=$(CURDIR)/.build-release/release/joule ./scripts/vm/run.sh
 

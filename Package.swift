@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         // Already resolved for async-http-client; named for NIOThreadPool (the downloader's fsyncs).
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        // The Prometheus registry and text format behind /metrics and `joule export`.
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
     ],
     targets: [
         // C libraries only: module maps and tiny shims, no logic.
@@ -61,11 +63,23 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
+        // Prometheus: the registry glue (swift-prometheus) and the /metrics endpoint (SwiftNIO's
+        // HTTP/1). The daemon sees it only through JoulePolicy's MetricsExporter, injected by
+        // `joule`, so JoulePolicy still does not build against NIO.
+        .target(
+            name: "JouleMetrics",
+            dependencies: [
+                "JoulePolicy", "JouleHardware",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         // Argument parsing and printing only.
         .executableTarget(
             name: "joule",
             dependencies: [
-                "JoulePolicy", "JouleTransfers",
+                "JoulePolicy", "JouleTransfers", "JouleMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.
@@ -79,6 +93,13 @@ let package = Package(
         .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTesting"]),
         // Against Tests/Support/fault_http_server.py, a local server with injected faults.
         .testTarget(name: "JouleTransfersTests", dependencies: ["JouleTransfers", "JoulePolicy", "JouleTesting"]),
+        // The exposition against fixed samples, and the endpoint over a real socket.
+        .testTarget(
+            name: "JouleMetricsTests",
+            dependencies: [
+                "JouleMetrics", "JoulePolicy", "JouleHardware", "JouleTesting",
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an
         // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.
         .testTarget(name: "JouleApplicationTests", dependencies: ["JouleApplication"]),

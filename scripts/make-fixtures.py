@@ -9,6 +9,9 @@ sys/class/<subsystem>/<name> are relative symlinks into sys/devices. The same tr
 Conventions (see hw-fixtures/README.md):
   DANGLING  an attribute that is a dangling symlink: its read fails (ENOENT), standing in for
             firmware that answers ENODATA/EIO, which a plain file cannot reproduce.
+  CPUFREQ   cpufreq policies (sys/devices/system/cpu/cpufreq/policyN) are plain directories, not
+            devices (cpufreq is no class), with cpuK/cpufreq links into them as the kernel makes.
+            cpuinfo_cur_freq is left out: it is mode 0400 (root-only), which git cannot keep.
   RAPL      powercap zones (sys/class/powercap/intel-rapl:N[:M]) carry counters as the kernel
             prints them. energy_uj is mode 0400 on real kernels since the CVE-2020-8694 fix,
             which git cannot keep and root ignores anyway: the unit tests model the unprivileged
@@ -144,6 +147,44 @@ class Tree:
         # A zone's parent device is its parent zone, or the control type for a top-level zone.
         os.symlink("..", os.path.join(directory, "device"))
         return directory
+
+    def file(self, path, value):
+        """A plain attribute outside any device directory; path is relative to sys/."""
+        path = os.path.join(self.sys, path)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self._write(path, value)
+
+    def cpufreq_policy(self, index, cpus, driver, governor, governors, min_khz, max_khz, cur_khz,
+                       frequencies=None, epp=None, base_khz=None, scaling_max_khz=None, extra=None):
+        """One cpufreq policy covering `cpus`, as drivers/cpufreq/cpufreq.c prints its files;
+        cpu/cpuK/cpufreq links to it. frequencies: scaling_available_frequencies (cpufreq-dt,
+        acpi-cpufreq); epp: the intel_pstate/amd-pstate energy_performance_preference."""
+        directory = f"devices/system/cpu/cpufreq/policy{index}"
+        listed = " ".join(str(cpu) for cpu in cpus)
+        attrs = {
+            "affected_cpus": listed, "related_cpus": listed,
+            "cpuinfo_min_freq": min_khz, "cpuinfo_max_freq": max_khz,
+            "scaling_driver": driver, "scaling_governor": governor,
+            "scaling_available_governors": governors,
+            "scaling_min_freq": min_khz, "scaling_max_freq": scaling_max_khz or max_khz,
+            "scaling_cur_freq": cur_khz,
+            "scaling_setspeed": "<unsupported>",
+        }
+        if frequencies is not None:
+            # The kernel ends each frequency with a space.
+            attrs["scaling_available_frequencies"] = "".join(f"{f} " for f in frequencies)
+        if epp is not None:
+            attrs["energy_performance_preference"] = epp
+            attrs["energy_performance_available_preferences"] = "default performance balance_performance balance_power power "
+        if base_khz is not None:
+            attrs["base_frequency"] = base_khz
+        if extra:
+            attrs.update(extra)
+        for key, value in attrs.items():
+            self.file(f"{directory}/{key}", value)
+        for cpu in cpus:
+            os.makedirs(os.path.join(self.sys, f"devices/system/cpu/cpu{cpu}"), exist_ok=True)
+            os.symlink(f"../cpufreq/policy{index}", os.path.join(self.sys, f"devices/system/cpu/cpu{cpu}/cpufreq"))
 
     def dmi(self, vendor, product, version="", bios="1.0"):
         attrs = {
@@ -300,6 +341,13 @@ def raspberry_pi4(root):
     # rpi_volt only raises an undervoltage alarm; it has no temperature inputs.
     t.device("devices/platform/soc/soc:firmware/raspberrypi-hwmon/hwmon/hwmon1", "hwmon",
              {"name": "rpi_volt", "in0_lcrit_alarm": 0}, power_dir=True)
+    # The firmware driver's flags (printed with %x): under-voltage and throttled now (bits 0
+    # and 2), and both since boot (16, 18). A weak supply, as on many Pi 4s.
+    t.file("devices/platform/soc/soc:firmware/get_throttled", "50005")
+    # cpufreq-dt over the firmware clock: one policy for all four A72 cores, 600 MHz to 1.8 GHz.
+    t.cpufreq_policy(0, range(4), "cpufreq-dt", "ondemand",
+                     "conservative ondemand userspace powersave performance schedutil",
+                     600000, 1800000, 1500000, frequencies=range(600000, 1800001, 100000))
     t.proc(4, "Raspberry Pi 4 Model B Rev 1.4", arch="arm")
 
 
@@ -323,6 +371,13 @@ def desktop_ups(root):
     # psys and no dram. Energy units of 2^-16 J give a range of (2^32 - 1) x 15.258 uJ.
     t.powercap_zone(("intel-rapl:0",), "package-0", 41872509114, 65532610987)
     t.powercap_zone(("intel-rapl:0", "intel-rapl:0:0"), "core", 12008771365, 65532610987)
+    # acpi-cpufreq: a policy per thread with the three ACPI P-states; boost is global.
+    for cpu in range(12):
+        t.cpufreq_policy(cpu, [cpu], "acpi-cpufreq", "schedutil",
+                         "conservative ondemand userspace powersave performance schedutil",
+                         2200000, 3600000, 2200000 if cpu % 3 else 3600000,
+                         frequencies=[3600000, 2800000, 2200000])
+    t.file("devices/system/cpu/cpufreq/boost", 1)
     t.proc(12, "AMD Ryzen 5 3600 6-Core Processor")
 
 
@@ -389,6 +444,15 @@ def overheated(root):
     t.hwmon("devices/platform/coretemp.0/hwmon/hwmon2", "coretemp",
             [(1, 99000, "Package id 0", 100000, 100000)] +
             [(i + 2, 95000 + i * 1000, f"Core {i}", 100000, 100000) for i in range(4)])
+    # intel_pstate (active): a policy per thread under powersave with EPP. The thermal
+    # driver's passive cooling holds scaling_max_freq well under cpuinfo_max_freq.
+    for cpu in range(12):
+        t.cpufreq_policy(cpu, [cpu], "intel_pstate", "powersave", "performance powersave",
+                         800000, 4300000, 1200000 + cpu * 10000, epp="balance_performance",
+                         base_khz=2600000, scaling_max_khz=1800000)
+    for name, value in (("status", "active"), ("no_turbo", 0), ("max_perf_pct", 42),
+                        ("min_perf_pct", 18), ("num_pstates", 36), ("turbo_pct", 48)):
+        t.file(f"devices/system/cpu/intel_pstate/{name}", value)
     t.proc(12, "Intel(R) Core(TM) i7-8850H CPU @ 2.60GHz")
 
 
@@ -410,6 +474,13 @@ def broken(root):
     t.cooling_device(0, "Processor", "garbage", 4)
     t.cooling_device(1, "thermal-cpufreq-0", 0, DANGLING)
     t.hwmon("devices/platform/ff0d0000.tsadc/hwmon/hwmon0", "tsadc", [(1, "", None, None, None)])
+    # RK3399: a policy per cluster (four A53s, two A72s). The big cluster's driver answers
+    # garbage for its current frequency and fails to read its governor.
+    t.cpufreq_policy(0, range(4), "cpufreq-dt", "schedutil", "userspace powersave performance schedutil",
+                     408000, 1416000, 816000, frequencies=[408000, 600000, 816000, 1008000, 1200000, 1416000])
+    t.cpufreq_policy(4, [4, 5], "cpufreq-dt", DANGLING, "userspace powersave performance schedutil",
+                     408000, 1800000, "garbage", frequencies=[408000, 600000, 816000, 1008000, 1200000, 1416000,
+                                                              1608000, 1800000])
     t.proc(6, "ARMv8 Processor rev 4 (v8l)", arch="arm")
 
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import JouleHardware
+import JouleMetrics
 import JoulePolicy
 import JouleTransfers
 
@@ -14,7 +15,9 @@ struct DaemonCommand: AsyncParsableCommand {
             in the runtime directory and restored when Low Power Mode ends, on SIGTERM/SIGINT and \
             after a crash), and answers SetLowPowerMode for callers polkit allows \
             (org.joule.Energy1.set-low-power-mode; root only without polkit). SIGHUP reloads the \
-            config; a bad one is logged and the old one kept. Logs go to stderr. Under systemd \
+            config; a bad one is logged and the old one kept. With metrics: {enabled: true} in \
+            the config it serves Prometheus's GET /metrics (127.0.0.1:9747 unless metrics.listen \
+            says otherwise; see joule export). Logs go to stderr. Under systemd \
             (Type=notify) it sends READY=1, STATUS= and watchdog pings. Exit status: 0 after a \
             clean stop, 1 when the bus, the name (already owned) or the devices are unavailable, \
             2 for bad arguments or a bad config (FILE:LINE:COLUMN: KEY: message).
@@ -61,7 +64,7 @@ struct DaemonCommand: AsyncParsableCommand {
         let options = JouleDaemon.Options(
             bus: bus, configPath: configPath, source: devices.source, procRoot: devices.procRoot, knobRoot: knobRoot,
             stateDirectory: StateDirectory.current(), runtimeDirectory: RuntimeDirectory.current(), environment: environment,
-            uid: CurrentProcess.effectiveUserID, transferTransport: HTTPTransferTransport())
+            uid: CurrentProcess.effectiveUserID, transferTransport: HTTPTransferTransport(), metricsExporter: PrometheusExporter())
         do {
             let daemon = try JouleDaemon(options: options) { Console.error("joule daemon: \($0)") }
             try await daemon.run()

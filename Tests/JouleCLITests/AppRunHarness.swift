@@ -1,4 +1,5 @@
 import Foundation
+import JouleTesting
 import Testing
 
 #if canImport(Glibc)
@@ -83,11 +84,7 @@ final class AppRunHarness: @unchecked Sendable {
     /// until joule exits).
     func app(_ arguments: [String]) async throws -> CLIHarness.Result {
         let environment = environment
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try CLIHarness.run(["app"] + arguments, environment: environment) })
-            }.start()
-        }
+        return try await onThread { try CLIHarness.run(["app"] + arguments, environment: environment) }
     }
 
     func move(_ request: String) async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import JouleHardware
+import JouleTesting
 import Testing
 
 /// The bad-input matrix: one row per kind of damage a sensor, a radio, a file or a user can

@@ -1,4 +1,5 @@
 import Foundation
+import JouleTesting
 import Testing
 
 /// Runs the built `joule` binary, which SwiftPM places beside the test bundle.
@@ -47,26 +48,6 @@ enum CLIHarness {
             status: process.terminationStatus,
             stdout: String(decoding: outData, as: UTF8.self),
             stderr: String(decoding: errData.wait(), as: UTF8.self))
-    }
-}
-
-/// Drains a pipe on a background thread.
-final class ReadAll: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread.detachNewThread { [self] in
-            let all = handle.readDataToEndOfFile()
-            lock.withLock { data = all }
-            done.signal()
-        }
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return lock.withLock { data }
     }
 }
 

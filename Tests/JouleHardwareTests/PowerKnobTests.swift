@@ -50,6 +50,34 @@ import Testing
         #expect(policy.availableGovernors.contains("conservative"))
     }
 
+    /// The fixture trees' cpufreq policies (scripts/make-fixtures.py), as the kernel lays
+    /// them out: ordered by number, not by name; a dangling governor is unknown, not empty.
+    @Test func inventoryOfTheFixtureMachines() throws {
+        let pi = PowerKnobInventory.read(root: RAPLFixtures.root("raspberry-pi-4-no-battery"))
+        #expect(pi.policies.map(\.name) == ["policy0"])
+        let piPolicy = try #require(pi.policies.first)
+        #expect(piPolicy.governor == "ondemand" && piPolicy.availableGovernors.contains("conservative"))
+        #expect(piPolicy.cpuinfoMinKHz == 600_000 && piPolicy.cpuinfoMaxKHz == 1_800_000 && piPolicy.scalingMaxKHz == 1_800_000)
+        #expect(piPolicy.energyPerformancePreference == nil && !piPolicy.hasBoost && !pi.hasGlobalBoost && !pi.hasNoTurbo)
+
+        let desktop = PowerKnobInventory.read(root: RAPLFixtures.root(RAPLFixtures.ryzenDesktop))
+        #expect(desktop.policies.map(\.name) == (0..<12).map { "policy\($0)" })
+        #expect(desktop.hasGlobalBoost && !desktop.hasNoTurbo)
+        #expect(desktop.policies.allSatisfy { $0.governor == "schedutil" && $0.cpuinfoMaxKHz == 3_600_000 })
+
+        let zbook = PowerKnobInventory.read(root: RAPLFixtures.root("hp-zbook-overheated-fan-active"))
+        #expect(zbook.policies.count == 12 && zbook.hasNoTurbo)
+        let zbookPolicy = try #require(zbook.policies.last)
+        #expect(zbookPolicy.name == "policy11" && zbookPolicy.energyPerformancePreference == "balance_performance")
+        #expect(zbookPolicy.availablePreferences == ["default", "performance", "balance_performance", "balance_power", "power"])
+        #expect(zbookPolicy.cpuinfoMaxKHz == 4_300_000 && zbookPolicy.scalingMaxKHz == 1_800_000)
+
+        let chromebook = PowerKnobInventory.read(root: RAPLFixtures.root("chromebook-broken-sensors"))
+        #expect(chromebook.policies.map(\.name) == ["policy0", "policy4"])
+        #expect(chromebook.policies.map(\.governor) == ["schedutil", nil])
+        #expect(chromebook.policies.map(\.cpuinfoMaxKHz) == [1_416_000, 1_800_000])
+    }
+
     @Test func controlFileWritesInPlace() throws {
         let tree = try KnobTree.intelLaptop()
         let file = ControlFile(root: tree.root, path: "/sys/devices/system/cpu/intel_pstate/no_turbo")

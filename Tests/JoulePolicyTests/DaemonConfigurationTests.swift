@@ -93,7 +93,9 @@ struct DaemonConfigurationTests {
                 adapter: hci1
             transfers: {}
             apps:
-            metrics: {}
+            metrics:
+              enabled: true
+              listen: "[::1]:9100"
             """
         let config = try DaemonConfiguration.parse(yaml: yaml, file: "joule.yaml")
         #expect(config.power.lowPercent == 30)
@@ -113,6 +115,8 @@ struct DaemonConfigurationTests {
         #expect(config.beacons[0].regions.first?.minor == 2)
         #expect(config.beacons[0].exitTimeout == .seconds(20))
         #expect(config.beacons[0].adapter == "hci1")
+        #expect(config.metrics == MetricsSettings(enabled: true, listen: MetricsAddress(host: "::1", port: 9100)))
+        #expect(try DaemonConfiguration.parse(yaml: "metrics: {enabled: true}\n", file: "joule.yaml").metrics.listen == .defaultListen)
     }
 
     /// `enforce: {policy: FILE}` is read relative to the config's directory.
@@ -143,6 +147,10 @@ struct DaemonConfigurationTests {
         ("beacons:\n  - regions: [door=nope]\n", "joule.yaml:2:14: beacons[0].regions:"),
         ("lowPowerMode: [\n", "joule.yaml:2:1: not valid YAML"),
         ("metrics: 3\n", "joule.yaml:1:10: metrics: expected a mapping"),
+        ("metrics:\n  enabled: yes please\n", "joule.yaml:2:12: metrics.enabled: expected true or false"),
+        ("metrics:\n  listen: localhost:9747\n", "joule.yaml:2:11: metrics.listen: \"localhost\" is not an IP address"),
+        ("metrics:\n  listen: \"127.0.0.1:99999\"\n", "joule.yaml:2:11: metrics.listen: \"99999\" is not a TCP port"),
+        ("metrics:\n  port: 9747\n", "joule.yaml:2:3: metrics.port: unknown key"),
         ("transfers:\n  retryInitial: soon\n", "joule.yaml:2:17: transfers.retryInitial: expected a number"),
         ("transfers:\n  maxConcurrent: 0\n", "joule.yaml:2:18: transfers.maxConcurrent: expected a number from 1 to 64"),
         ("transfers:\n  retryJitter: 2\n", "joule.yaml:2:16: transfers.retryJitter: expected a number from 0 to 0.9"),

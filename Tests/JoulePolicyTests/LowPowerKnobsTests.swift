@@ -61,6 +61,27 @@ import Testing
         #expect(Self.plan(try KnobTree.raspberryPi()) == ["scaling_governor \(Self.policy0)scaling_governor=conservative"])
     }
 
+    /// The cpufreq policies of the fixture machines (scripts/make-fixtures.py): the Pi's
+    /// cpufreq-dt offers conservative, the Ryzen desktop's acpi-cpufreq a global boost and
+    /// conservative on each thread, the ZBook's intel_pstate EPP under powersave, and the
+    /// Chromebook's clusters neither, so their maximum frequency is capped to 60 %.
+    @Test func fixtureMachines() throws {
+        func plan(_ machine: String) -> [String] {
+            let root = FileRoot(DaemonConfigurationTests.packageRoot.appendingPathComponent("hw-fixtures/\(machine)").path)
+            return LowPowerKnobs().plan(root: root).map { "\($0.knob) \($0.path)=\($0.value)" }
+        }
+        func policy(_ index: Int) -> String { "/sys/devices/system/cpu/cpufreq/policy\(index)/" }
+        #expect(plan("raspberry-pi-4-no-battery") == ["scaling_governor \(Self.policy0)scaling_governor=conservative"])
+        #expect(plan("desktop-ups-on-battery") == ["boost /sys/devices/system/cpu/cpufreq/boost=0"]
+            + (0..<12).map { "scaling_governor \(policy($0))scaling_governor=conservative" })
+        #expect(plan("hp-zbook-overheated-fan-active") == (0..<12).map {
+            "energy_performance_preference \(policy($0))energy_performance_preference=power"
+        } + ["no_turbo /sys/devices/system/cpu/intel_pstate/no_turbo=1"])
+        #expect(plan("chromebook-broken-sensors") == [
+            "scaling_max_freq \(policy(0))scaling_max_freq=849600", "scaling_max_freq \(policy(4))scaling_max_freq=1080000",
+        ])
+    }
+
     /// Without EPP or conservative: 60 % of 1.8 GHz, never below cpuinfo_min_freq, and never
     /// raising a lower limit.
     @Test func frequencyCap() throws {

@@ -35,6 +35,8 @@ public struct BeaconSessionRunner {
     public private(set) var captureWarning: BTSnoopWarning?
     /// Events taken from the transport per call.
     public var batchSize = 1024
+    /// Where region states and RSSI go for `/metrics` (the daemon's monitors); nil elsewhere.
+    public var gauges: BeaconRegionGauges?
 
     public init(configuration: BeaconSession.Configuration, start: Int64?, commander: ScanCommander) {
         self.configuration = configuration
@@ -149,9 +151,14 @@ public struct BeaconSessionRunner {
             outputs.removeAll()
         }
         let listens = !configuration.regions.isEmpty
+        let gauges = self.gauges
         let problem = Self.decode(record) { advert in
             if scanning { emit(.advert(advert, at: time)) }
-            if listens { outputs += session?.receive(advert) ?? [] }
+            guard listens else { return }
+            outputs += session?.receive(advert) ?? []
+            if let gauges, let rssi = advert.rssi, let (key, _) = BeaconKey.of(advert.frame) {
+                gauges.heard(key, rssi: Int(rssi), at: time)
+            }
         }
         if let problem { warn(DecodeProblem(error: problem, captureIndex: record.captureIndex, sessionTime: time)) }
         if !outputs.isEmpty { try await handle(outputs, emit) }
@@ -170,6 +177,7 @@ public struct BeaconSessionRunner {
     {
         for output in outputs {
             if case .radio(_, let state) = output { try await commander.apply(state) }
+            if case .region(let event) = output { gauges?.record(event) }
             emit(output)
         }
     }

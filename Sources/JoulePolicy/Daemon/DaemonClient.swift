@@ -80,6 +80,15 @@ public final class DaemonClient: Sendable {
         return text
     }
 
+    /// `GetMetrics`: what the daemon's `/metrics` serves now, in Prometheus's text format.
+    public func metrics() async throws(BusError) -> String {
+        let reply = try await call("GetMetrics", timeout: .seconds(10))
+        guard reply.count == 1, let text = reply[0].stringValue else {
+            throw .unexpected(operation: "GetMetrics", detail: "expected one string, got \(reply)")
+        }
+        return text
+    }
+
     /// `GetStatus`, decoded; a malformed object is `BusError.unexpected` naming the key.
     public func report() async throws(BusError) -> StatusReport {
         let text = try await status()

@@ -3,7 +3,7 @@ import JouleHardware
 /// What `joule daemon` runs, read from YAML (`/etc/joule/joule.yaml`, or
 /// `$XDG_CONFIG_HOME/joule/joule.yaml` with `--session`). A missing file means these defaults.
 /// The top-level keys are binding (scripts write them): `lowPowerMode`, `enforce`,
-/// `cpuMonitor`, `beacons`, and `transfers`, `apps`, `metrics` for later parts of the daemon.
+/// `cpuMonitor`, `beacons`, `transfers`, `metrics`, and `apps` for a later part of the daemon.
 public struct DaemonConfiguration: Sendable, Equatable {
     /// Who may carry out Low Power Mode.
     public enum Actuator: String, Sendable, Hashable, CaseIterable {
@@ -51,6 +51,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var cpuMonitor: [CPUWatch] = []
     public var beacons: [BeaconMonitor] = []
     public var transfers = TransferSettings()
+    public var metrics = MetricsSettings()
 
     public init() {}
 

@@ -22,8 +22,10 @@ struct DaemonConfigurationReader {
                 if !yaml.isEmpty(value) { result.beacons = try sequence(value, name).enumerated().map { (index, item) throws(ConfigurationError) in try beaconMonitor(item, "beacons[\(index)]") } }
             case "transfers":
                 result.transfers = try transfers(value)
+            case "metrics":
+                result.metrics = try metrics(value)
             default:
-                // apps, metrics: their issues fill them in; until then only their shape is checked.
+                // apps: its issue fills it in; until then only its shape is checked.
                 if !yaml.isEmpty(value) { _ = try yaml.mapping(value, name, allowed: nil) }
             }
         }

@@ -105,6 +105,11 @@ actor DaemonTransfers {
         await scheduler.setReadings(Self.readings(power, metered: metered.metered))
     }
 
+    /// For `/metrics`: the queue by state, and the bytes moved since the daemon started.
+    func metrics() async -> (states: [String: Int]?, bytes: Int64) {
+        (await scheduler.countsByState(), await scheduler.bytesTransferred)
+    }
+
     func reload(_ fresh: TransferSettings) async {
         settings = fresh
         refreshNetwork()

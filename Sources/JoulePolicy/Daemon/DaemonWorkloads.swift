@@ -12,6 +12,10 @@ public actor DaemonWorkloads {
     private var enforceStop: AsyncStream<TerminationSignal>.Continuation?
     private var scanPolicies: [ScanPolicySwitch] = []
     private var running: DaemonConfiguration?
+    private let tally = WorkloadTally()
+    private var gauges: [BeaconRegionGauges] = []
+    private var enforcing = false
+    private var watching = false
 
     public init(stateDirectory: StateDirectory?, log: @escaping @Sendable (String) -> Void) {
         self.stateDirectory = stateDirectory
@@ -58,6 +62,26 @@ public actor DaemonWorkloads {
         enforceStates = nil
         scanPolicies = []
         running = nil
+        tally.enforceStopped()
+        gauges = []
+        enforcing = false
+        watching = false
+    }
+
+    /// For `/metrics`: the paused classes (nil without an enforce run), the violations by
+    /// action (nil without a watch), and every monitored region once by name (a name in two
+    /// monitors is inside if either says so, at the stronger RSSI).
+    func metrics(now: Int64) -> (pausedClasses: Int?, violations: [CPUMonitorAction: Int]?, beacons: [MetricsSample.BeaconRegionReading]) {
+        var beacons: [MetricsSample.BeaconRegionReading] = []
+        for reading in gauges.flatMap({ $0.readings(now: now) }) {
+            guard let index = beacons.firstIndex(where: { $0.name == reading.name }) else {
+                beacons.append(reading)
+                continue
+            }
+            beacons[index].inside = beacons[index].inside || reading.inside
+            beacons[index].rssiDBm = [beacons[index].rssiDBm, reading.rssiDBm].compactMap { $0 }.max()
+        }
+        return (enforcing ? tally.pausedClasses : nil, watching ? tally.violations : nil, beacons)
     }
 
     private func startEnforce(_ policy: EnforcePolicy, states: EnforcementSession.States) {
@@ -71,11 +95,15 @@ public actor DaemonWorkloads {
         enforceStop = stopper
         let session = EnforcementSession(options: EnforcementSession.Options(policy: policy, stateDirectory: stateDirectory))
         let log = self.log
+        let tally = self.tally
+        enforcing = true
         tasks.append(Task {
             do {
                 try await session.run(initial: states, states: stream, clock: SystemClock(), stop: stop) { output in
                     switch output {
-                    case .action(let action): log("enforce: \(JSONValue.object(action.json).serialized)")
+                    case .action(let action):
+                        tally.record(action)
+                        log("enforce: \(JSONValue.object(action.json).serialized)")
                     case .started(let classes, _, _, _): log("enforce: \(classes) class(es)")
                     case .nothingLeftPaused: break
                     case .warning(let text): log("enforce: \(text)")
@@ -102,9 +130,12 @@ public actor DaemonWorkloads {
             return
         }
         let log = self.log
+        let tally = self.tally
+        watching = true
         tasks.append(Task {
             do {
                 try await monitor.run { event in
+                    if case .violation(let report, _) = event { tally.recordViolation(report) }
                     if let line = Self.describe(event) { log("cpuMonitor[\(index)]: \(line)") }
                 }
             } catch {
@@ -118,6 +149,8 @@ public actor DaemonWorkloads {
         configuration.exitTimeout = monitor.exitTimeout
         let policy = ScanPolicySwitch(.forEnergy(lowPowerMode: states.lowPowerMode, thermalState: states.thermalState))
         scanPolicies.append(policy)
+        let gauges = BeaconRegionGauges(regions: monitor.regions)
+        self.gauges.append(gauges)
         let log = self.log
         tasks.append(Task {
             let transport: LiveHCITransport
@@ -130,6 +163,7 @@ public actor DaemonWorkloads {
             var runner = BeaconSessionRunner(
                 configuration: configuration, start: WallClock.micros(), commander: ScanCommander(transport: transport))
             runner.policy = policy
+            runner.gauges = gauges
             do {
                 try await runner.run { output in
                     guard case .region(let event) = output else { return }

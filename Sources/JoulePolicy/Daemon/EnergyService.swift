@@ -39,13 +39,19 @@ public final class EnergyService: Sendable {
         public var setLowPowerMode: @Sendable (_ mode: LowPowerOverride, _ sender: String) async throws(BusMethodError) -> Void
         /// The `GetStatus` JSON text.
         public var status: @Sendable () async -> String
+        /// The `GetMetrics` text: what `/metrics` serves, for `joule export`.
+        public var metrics: @Sendable () async throws(BusMethodError) -> String
 
         public init(
             setLowPowerMode: @escaping @Sendable (LowPowerOverride, String) async throws(BusMethodError) -> Void,
-            status: @escaping @Sendable () async -> String
+            status: @escaping @Sendable () async -> String,
+            metrics: @escaping @Sendable () async throws(BusMethodError) -> String = { () throws(BusMethodError) in
+                throw .failed("this daemon exports no metrics")
+            }
         ) {
             self.setLowPowerMode = setLowPowerMode
             self.status = status
+            self.metrics = metrics
         }
     }
 
@@ -118,6 +124,9 @@ public final class EnergyService: Sendable {
                     return []
                 },
                 .init("GetStatus", out: "s", outNames: ["status"]) { _ in [.string(await handlers.status())] },
+                .init("GetMetrics", out: "s", outNames: ["metrics"]) { _ throws(BusMethodError) in
+                    [.string(try await handlers.metrics())]
+                },
             ],
             signals: [
                 .init("PowerStateDidChange", "bs", names: ["lowPowerMode", "reason"]),

@@ -31,13 +31,20 @@ public actor JouleDaemon {
         public var uid: UInt32
         /// Moves deferred transfers' bytes (JouleTransfers' HTTP); nil: no `org.joule.Transfers1`.
         public var transferTransport: (any TransferTransport)?
+        /// Renders and serves the metrics (JouleMetrics); nil: no `/metrics`, and `GetMetrics` fails.
+        public var metricsExporter: (any MetricsExporter)?
+        /// The host's energy for the metrics; nil: no energy metrics.
+        public var energySnapshots: (any EnergySnapshotSource)?
 
         public init(
             bus: BusKind, configPath: String, source: any DeviceSource, procRoot: String, knobRoot: FileRoot,
             stateDirectory: StateDirectory?, runtimeDirectory: RuntimeDirectory?, environment: [String: String], uid: UInt32,
-            transferTransport: (any TransferTransport)? = nil
+            transferTransport: (any TransferTransport)? = nil, metricsExporter: (any MetricsExporter)? = nil,
+            energySnapshots: (any EnergySnapshotSource)? = nil
         ) {
             self.transferTransport = transferTransport
+            self.metricsExporter = metricsExporter
+            self.energySnapshots = energySnapshots
             self.bus = bus
             self.configPath = configPath
             self.source = source
@@ -87,6 +94,7 @@ public actor JouleDaemon {
     private var workloads: DaemonWorkloads?
     private var transfers: DaemonTransfers?
     private var apps: DaemonApps?
+    private var metrics: DaemonMetrics?
 
     public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
@@ -144,7 +152,8 @@ public actor JouleDaemon {
                         try await authorizer.authorize(sender: sender)
                         try await self.setLowPowerMode(mode, from: sender)
                     },
-                    status: { [weak self] in await self?.statusJSON() ?? "{}" }))
+                    status: { [weak self] in await self?.statusJSON() ?? "{}" },
+                    metrics: { [weak self] () throws(BusMethodError) in try await self?.metricsText() ?? "" }))
             let conditions = await state()
             let apps = try DaemonApps(
                 bus: bus, systemBus: systemBus, runtime: runtimeDirectory,
@@ -170,6 +179,7 @@ public actor JouleDaemon {
         await workloads.start(configuration, states: await states())
         self.transfers = transfers
         await transfers?.start()
+        await startMetrics(engine: engine, workloads: workloads, transfers: transfers)
         let ready = await statusLine()
         notifier.ready(status: ready)
         log("ready: \(ready)")
@@ -177,6 +187,7 @@ public actor JouleDaemon {
         await serve(engine: engine, signals: signals)
 
         notifier.stopping()
+        await metrics?.stop()
         await transfers?.stop()
         await apps?.stop()
         await workloads.stop()
@@ -316,6 +327,24 @@ public actor JouleDaemon {
         return line
     }
 
+    // MARK: Metrics
+
+    private func startMetrics(engine: EnergyMonitor, workloads: DaemonWorkloads, transfers: DaemonTransfers?) async {
+        guard let exporter = options.metricsExporter else { return }
+        let parts = DaemonMetrics.Parts(
+            engine: engine, workloads: workloads, transfers: transfers, energy: options.energySnapshots,
+            throttling: RaspberryPiThrottlingReader(root: options.knobRoot))
+        let metrics = DaemonMetrics(exporter: exporter, parts: parts, log: log)
+        self.metrics = metrics
+        await metrics.apply(configuration.metrics)
+    }
+
+    private func metricsText() async throws(BusMethodError) -> String {
+        guard options.metricsExporter != nil else { throw .failed("this joule daemon exports no metrics") }
+        guard let metrics else { throw .failed("joule daemon is not ready") }
+        return await metrics.exposition()
+    }
+
     // MARK: Configuration
 
     private func engineConfiguration() -> EnergyMonitor.Configuration {
@@ -334,6 +363,7 @@ public actor JouleDaemon {
             await actuation?.reconfigure(actuators: fresh.actuators, knobs: fresh.knobs)
             await workloads?.start(fresh, states: await states())
             await transfers?.reload(fresh.transfers)
+            await metrics?.apply(fresh.metrics)
             log("SIGHUP: reloaded \(options.configPath)")
         } catch {
             log("SIGHUP: keeping the old config: \(error)")

@@ -57,6 +57,13 @@ public actor TransferScheduler {
     private var timer: Task<Void, Never>?
     private var timerDue: Double?
     private var stopping = false
+    /// Each running attempt's durable bytes when last counted.
+    private var counted: [String: Int64] = [:]
+
+    /// Bytes the attempts made durable (fsynced into a `.part` file, or sent for an upload)
+    /// since the scheduler started: `joule_transfer_bytes_total`. A restart from 0 (a new
+    /// representation) counts again what it moves again.
+    public private(set) var bytesTransferred: Int64 = 0
 
     public init(
         store: TransferStore, transport: any TransferTransport, settings: TransferSettings, readings: Readings,
@@ -326,6 +333,7 @@ public actor TransferScheduler {
         let tuning = settings.tuning
         let transport = self.transport
         let id = transfer.id
+        counted[id] = running.durableBytes
         // Strong: `stop()` waits for every attempt, so none outlives the scheduler.
         attempts[id] = Task {
             let result = await transport.attempt(running, tuning: tuning) { progress in
@@ -336,10 +344,29 @@ public actor TransferScheduler {
     }
 
     private func recordDurable(_ id: String, _ progress: DurableProgress) {
+        count(id, durable: progress.durableBytes)
         // A cancel may have finished the transfer meanwhile: its row no longer changes.
         _ = try? store.update(id) { transfer in
             transfer.durableBytes = progress.durableBytes
             transfer.validators = progress.validators
+        }
+    }
+
+    /// Adds what an attempt made durable since it was last counted; a drop (a restart at 0)
+    /// only moves the mark.
+    private func count(_ id: String, durable: Int64) {
+        guard let last = counted[id] else { return }
+        if durable > last { bytesTransferred += durable - last }
+        counted[id] = durable
+    }
+
+    /// How many transfers stand in each state; nil when the store cannot be read (logged).
+    public func countsByState() -> [String: Int]? {
+        do {
+            return try store.countsByState()
+        } catch {
+            log("transfers: cannot count the queue: \(error)")
+            return nil
         }
     }
 
@@ -352,6 +379,8 @@ public actor TransferScheduler {
 
     private func attemptEnded(_ id: String, _ result: TransferAttemptResult) {
         attempts[id] = nil
+        count(id, durable: result.durableBytes)
+        counted[id] = nil
         let reason = stopReasons.removeValue(forKey: id)
         func keepBytes(_ transfer: inout Transfer) {
             transfer.durableBytes = result.durableBytes

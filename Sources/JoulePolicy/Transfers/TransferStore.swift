@@ -222,6 +222,17 @@ public final class TransferStore: Sendable {
         return transfers
     }
 
+    /// How many transfers stand in each state (`TransferState.names`), 0 for states none is in.
+    public func countsByState() throws(TransferStoreError) -> [String: Int] {
+        let rows = try Self.run { try database.query("SELECT state, COUNT(*) FROM transfers GROUP BY state") }
+        var counts = Dictionary(uniqueKeysWithValues: TransferState.names.map { ($0, 0) })
+        for row in rows {
+            guard let state = row[0].text, counts[state] != nil, let count = row[1].int64 else { continue }
+            counts[state] = Int(count)
+        }
+        return counts
+    }
+
     // MARK: helpers
 
     private static func fetch(_ id: String, visibleTo uid: UInt32?, _ db: SQLiteConnection) throws -> Transfer {
