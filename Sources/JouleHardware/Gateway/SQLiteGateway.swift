@@ -12,11 +12,12 @@ final class SQLiteGateway {
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (creating when missing) the database at `path`, with extended result codes and
-    /// without following a symlink at the final component.
-    init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+    /// without following a symlink at the final component; `readOnly` opens an existing file
+    /// for reading only (SQLITE_OPEN_READONLY: no write can reach it through this connection).
+    init(path: String, busyTimeoutMilliseconds: Int32, readOnly: Bool = false) throws(SQLiteError) {
         self.path = path
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
             | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {

@@ -31,13 +31,16 @@ public actor JouleDaemon {
         public var uid: UInt32
         /// Moves deferred transfers' bytes (JouleTransfers' HTTP); nil: no `org.joule.Transfers1`.
         public var transferTransport: (any TransferTransport)?
+        /// The host's measured power for the history's rows; nil: their power is null.
+        public var energySnapshots: (any EnergySnapshotSource)?
 
         public init(
             bus: BusKind, configPath: String, source: any DeviceSource, procRoot: String, knobRoot: FileRoot,
             stateDirectory: StateDirectory?, runtimeDirectory: RuntimeDirectory?, environment: [String: String], uid: UInt32,
-            transferTransport: (any TransferTransport)? = nil
+            transferTransport: (any TransferTransport)? = nil, energySnapshots: (any EnergySnapshotSource)? = nil
         ) {
             self.transferTransport = transferTransport
+            self.energySnapshots = energySnapshots
             self.bus = bus
             self.configPath = configPath
             self.source = source
@@ -87,6 +90,7 @@ public actor JouleDaemon {
     private var workloads: DaemonWorkloads?
     private var transfers: DaemonTransfers?
     private var apps: DaemonApps?
+    private var history: DaemonHistory?
 
     public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
@@ -134,6 +138,9 @@ public actor JouleDaemon {
 
         let authorizer = authorizer(bus: bus)
         let transfers = try await openTransfers(bus: bus, engine: engine)
+        let history = DaemonHistory.open(
+            stateDirectory: options.stateDirectory, engine: engine, energy: options.energySnapshots, log: log)
+        self.history = history
         let service: EnergyService
         do {
             service = try await EnergyService.export(
@@ -144,7 +151,8 @@ public actor JouleDaemon {
                         try await authorizer.authorize(sender: sender)
                         try await self.setLowPowerMode(mode, from: sender)
                     },
-                    status: { [weak self] in await self?.statusJSON() ?? "{}" }))
+                    status: { [weak self] in await self?.statusJSON() ?? "{}" },
+                    history: history?.handler(bus: bus)))
             let conditions = await state()
             let apps = try DaemonApps(
                 bus: bus, systemBus: systemBus, runtime: runtimeDirectory,
@@ -169,7 +177,8 @@ public actor JouleDaemon {
         self.workloads = workloads
         await workloads.start(configuration, states: await states())
         self.transfers = transfers
-        await transfers?.start()
+        await history?.start()
+        await transfers?.start(finished: { transfer in await history?.transferFinished(transfer) })
         let ready = await statusLine()
         notifier.ready(status: ready)
         log("ready: \(ready)")
@@ -178,6 +187,7 @@ public actor JouleDaemon {
 
         notifier.stopping()
         await transfers?.stop()
+        await history?.stop()
         await apps?.stop()
         await workloads.stop()
         await actuation.shutdown()
@@ -226,6 +236,7 @@ public actor JouleDaemon {
         await transfers?.update(await powerReadings())
         let conditions = await state()
         await apps?.update(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
+        await history?.record(event)
         switch event.event {
         case .powerStateDidChange(let on, let reason):
             log("Low Power Mode \(on ? "on" : "off") (\(reason))")
