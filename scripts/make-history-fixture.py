@@ -41,8 +41,10 @@ def migration_sql():
     """The history's first migration, read from the Swift source so the fixture uses joule's schema."""
     source = open(os.path.join(REPO, "Sources/JoulePolicy/History/HistoryStore.swift")).read()
     start = source.index("SQLiteSchema(versionTable: \"history_schema_version\"")
-    block = re.search(r'"""\n(.*?)\n\s*"""', source[start:], re.S)
-    return block.group(1)
+    block = re.search(r'"""\n(.*?)\n( *)"""', source[start:], re.S)
+    # Swift strips the closing delimiter's indentation from every line of the literal.
+    indent = len(block.group(2))
+    return "\n".join(line[indent:] for line in block.group(1).split("\n"))
 
 
 class Day:

@@ -135,10 +135,14 @@ final class SQLiteGateway {
     private func prepared(_ sql: String, _ db: OpaquePointer) throws(SQLiteError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let status = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+        // The tail points into the C string: read it while that string is alive.
+        let (status, rest) = sql.withCString { text -> (Int32, String) in
+            var tail: UnsafePointer<CChar>?
+            let status = sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            return (status, tail.map { String(cString: $0) } ?? "")
+        }
         guard status == SQLITE_OK, let statement else { throw error("sqlite3_prepare_v3", sql, db, status) }
-        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+        if !rest.allSatisfy(\.isWhitespace) {
             sqlite3_finalize(statement)
             throw SQLiteError(
                 operation: "sqlite3_prepare_v3", path: path, sql: sql, code: SQLITE_MISUSE,

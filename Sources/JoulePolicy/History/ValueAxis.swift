@@ -46,14 +46,15 @@ struct ValueAxis: Sendable, Hashable {
         return ticks
     }
 
-    /// A tick's label: as few decimals as the step needs.
+    /// A tick's label with the decimals it needs: `0`, `2.5`, `10`.
     func label(_ value: Double) -> String {
-        let decimals = step == step.rounded() ? 0 : step * 10 == (step * 10).rounded() ? 1 : 2
-        if decimals == 0 { return String(Int64(value.rounded())) }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = Int64((value * scale).rounded())
-        let whole = abs(scaled) / Int64(scale), fraction = String(abs(scaled) % Int64(scale))
-        return (scaled < 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction
+        let hundredths = Int64((value * 100).rounded())
+        let whole = abs(hundredths) / 100, fraction = abs(hundredths) % 100
+        var text = (hundredths < 0 ? "-" : "") + String(whole)
+        if fraction != 0 {
+            text += "." + (fraction < 10 ? "0" : "") + String(fraction)
+            while text.hasSuffix("0") { text.removeLast() }
+        }
+        return text
     }
 }
