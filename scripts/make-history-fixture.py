@@ -61,7 +61,7 @@ class Day:
         self.thermal = "nominal"
         self.pkg = 41.0
         self.acpi = 37.0
-        self.wifi = 36.0
+        self.wifi = 31.0
         self.wifi_failing = False
 
     def row(self, minute, trigger, power, rate):
@@ -89,7 +89,16 @@ class Day:
     def settle(self, target_pkg, target_acpi):
         self.pkg += (target_pkg - self.pkg) * 0.25 + self.rng.uniform(-0.8, 0.8)
         self.acpi += (target_acpi - self.acpi) * 0.08 + self.rng.uniform(-0.2, 0.2)
-        self.wifi += (36.5 + (self.acpi - 37) * 0.3 - self.wifi) * 0.1 + self.rng.uniform(-0.2, 0.2)
+        self.wifi += (31.5 + (self.acpi - 37) * 0.4 - self.wifi) * 0.1 + self.rng.uniform(-0.2, 0.2)
+
+
+def rate(day, power):
+    """The batteries' energy rate as the kernel reports it: what they give or take."""
+    if day.state == "discharging":
+        return power * 1.05
+    if day.state == "charging":
+        return 30.0 if day.percentage < 80 else 30.0 * (100 - day.percentage) / 20 + 2
+    return 0.0 if day.state == "full" else None
 
 
 def simulate():
@@ -98,10 +107,9 @@ def simulate():
     for minute in range(0, 24 * 60):
         if not awake(minute):
             continue
-        changes = []
         building = 8 * 60 + 30 <= minute < 9 * 60 + 22
         after_kill = 9 * 60 + 22 <= minute < 9 * 60 + 40
-        # What the machine draws.
+        # What the machine draws this minute.
         if building:
             power = 26 + 8 * day.rng.random()
         elif after_kill:
@@ -112,11 +120,17 @@ def simulate():
             power = 5.5 + day.rng.random() * 1.5
         else:
             power = 8 + 3 * day.rng.random()
-        # Events of the day.
-        if minute == 7 * 60 + 2:
-            changes.append("start")
+        day.settle(92 if building else 60 if after_kill else 45, 70 if building else 48 if after_kill else 38)
+        day.wifi_failing = 10 * 60 + 30 <= minute < 11 * 60
         if minute == 12 * 60 + 55:
             day.percentage -= 0.8  # what 45 minutes of suspend cost
+        # The minute's row comes first, with the state before this minute's events.
+        day.row(minute, "start" if minute == 7 * 60 + 2 else "minute", power, rate(day, power))
+        if minute == 25:
+            day.row(minute, "stop", power, rate(day, power))
+            continue
+        # Events of the day, each a row 17 s into the minute.
+        changes = []
         if minute == 7 * 60 + 40:
             day.line, day.state = False, "discharging"
             changes.append("line")
@@ -129,8 +143,6 @@ def simulate():
         if minute == 21 * 60 + 30:
             day.lpm, day.lpm_source, day.lpm_reason = False, "manual", "manual-off"
             changes.append("lowPowerMode")
-        target = 92 if building else 60 if after_kill else 45
-        day.settle(target, 70 if building else 48 if after_kill else 38)
         thermal = day.thermal
         if building and minute >= 8 * 60 + 41:
             thermal = "serious" if minute >= 8 * 60 + 56 else "fair"
@@ -139,18 +151,14 @@ def simulate():
         if thermal != day.thermal:
             day.thermal = thermal
             changes.append("thermalState")
-        day.wifi_failing = 10 * 60 + 30 <= minute < 11 * 60
-        # The battery.
-        rate = None
+        # The battery over the minute.
         if day.state == "discharging":
-            rate = power * 1.05
-            day.percentage -= rate / FULL_WH * 100 / 60
+            day.percentage -= rate(day, power) / FULL_WH * 100 / 60
             if not day.lpm and day.percentage <= 20:
                 day.lpm, day.lpm_source, day.lpm_reason = True, "auto", "battery-low"
                 changes.append("lowPowerMode")
         elif day.state == "charging":
-            rate = 30.0 if day.percentage < 80 else 30.0 * (100 - day.percentage) / 20 + 2
-            day.percentage = min(100.0, day.percentage + rate / FULL_WH * 100 / 60)
+            day.percentage = min(100.0, day.percentage + rate(day, power) / FULL_WH * 100 / 60)
             if day.lpm and day.lpm_source == "auto" and day.percentage >= 80:
                 day.lpm, day.lpm_reason = False, "charged"
                 changes.append("lowPowerMode")
@@ -158,21 +166,14 @@ def simulate():
             if day.percentage >= 99.95:
                 day.percentage, day.state = 100.0, "full"
                 changes.append("chargeState")
-        else:
-            rate = 0.0 if day.state == "full" else None
+        if changes:
+            day.row(minute, changes[0], power, rate(day, power))
         if getattr(day, "transfer_at", None) == minute:
             day.entries.append({
                 "time": DAY + minute * 60 + 42, "kind": "transfer", "id": "3f0c8a52-9d41-4a7e-b7f1-2c9e5d6a8b10",
                 "subtype": "completed", "subject": "/home/ana/Downloads/debian-12.9.0-amd64-netinst.iso",
                 "detail": None, "pid": None, "bytes": 658505728, "owner_uid": 1000,
             })
-        if changes:
-            day.row(minute, changes[0], power, rate)
-        if minute == 25:
-            day.row(minute, "stop", power, rate)
-            continue
-        if not changes or changes[0] != "start":
-            day.row(minute, "minute", power, rate)
     return day
 
 
