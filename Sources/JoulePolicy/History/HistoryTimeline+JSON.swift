@@ -43,11 +43,7 @@ extension HistoryTimeline {
     /// contract type, null where allowed; unknown keys are ignored. A bad key is named as
     /// `samples[3].thermalState`.
     public init(json text: String) throws(JSONDecodingError) {
-        let value: JSONValue
-        do throws(JSONParseError) { value = try JSONParser.parse(text) } catch {
-            throw JSONDecodingError(key: "", message: error.description)
-        }
-        try self.init(json: value)
+        try self.init(json: JSONObjectReader.parse(text))
     }
 
     public init(json value: JSONValue) throws(JSONDecodingError) {

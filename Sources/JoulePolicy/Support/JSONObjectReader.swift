@@ -25,6 +25,13 @@ struct JSONObjectReader {
         return converted
     }
 
+    /// A contract's text parsed, a syntax error as the whole text's decoding error.
+    static func parse(_ text: String) throws(JSONDecodingError) -> JSONValue {
+        do throws(JSONParseError) { return try JSONParser.parse(text) } catch {
+            throw JSONDecodingError(key: "", message: error.description)
+        }
+    }
+
     /// At most 80 characters of a bad value in a message.
     static func clip(_ value: JSONValue) -> String {
         let text = value.serialized

@@ -6,7 +6,7 @@ extension TransferSnapshot {
     /// its type, null where the contract allows it; keys it does not know are ignored, so a
     /// newer daemon may add some.
     public init(json text: String) throws(JSONDecodingError) {
-        try self.init(json: try Self.parse(text), key: "")
+        try self.init(json: try JSONObjectReader.parse(text), key: "")
     }
 
     public init(json value: JSONValue) throws(JSONDecodingError) {
@@ -15,18 +15,12 @@ extension TransferSnapshot {
 
     /// Reads `List`'s (or `ListSession`'s) array, oldest first.
     public static func list(json text: String) throws(JSONDecodingError) -> [TransferSnapshot] {
-        guard case .array(let items) = try parse(text) else {
+        guard case .array(let items) = try JSONObjectReader.parse(text) else {
             throw JSONDecodingError(key: "", message: "expected an array of transfers")
         }
         var transfers: [TransferSnapshot] = []
         for (index, item) in items.enumerated() { transfers.append(try TransferSnapshot(json: item, key: "[\(index)]")) }
         return transfers
-    }
-
-    private static func parse(_ text: String) throws(JSONDecodingError) -> JSONValue {
-        do throws(JSONParseError) { return try JSONParser.parse(text) } catch {
-            throw JSONDecodingError(key: "", message: error.description)
-        }
     }
 
     private init(json value: JSONValue, key prefix: String) throws(JSONDecodingError) {
