@@ -1,5 +1,6 @@
 import Foundation
 import JouleHardware
+import JoulePolicy
 import JouleTesting
 import Testing
 
@@ -58,24 +59,24 @@ import FoundationXML
 
     /// The README's picture is the fixture's day: rendering it again must give the same file.
     @Test func theDayAsSVGIsTheREADMEPicture() async throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let svg = directory.appendingPathComponent("day.svg")
-        let result = try await Self.run(Self.day + ["--svg", svg.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        let text = try String(contentsOf: svg, encoding: .utf8)
+        let text = try await Self.written("--svg")
         #expect(text == (try Self.expected("docs/history.svg")), "regenerate docs/history.svg (README)")
         let parser = XMLParser(data: Data(text.utf8))
         #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
     }
 
-    @Test func theDayAsAPageIsSelfContained() async throws {
-        let directory = try Self.scratch()
+    /// The file the day's `--svg` or `--html` writes.
+    static func written(_ option: String) async throws -> String {
+        let directory = try scratch()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let html = directory.appendingPathComponent("day.html")
-        let result = try await Self.run(Self.day + ["--html", html.path])
+        let file = directory.appendingPathComponent("day")
+        let result = try await run(day + [option, file.path])
         #expect(result.status == 0, "\(result.stderr)")
-        let text = try String(contentsOf: html, encoding: .utf8)
+        return try String(contentsOf: file, encoding: .utf8)
+    }
+
+    @Test func theDayAsAPageIsSelfContained() async throws {
+        let text = try await Self.written("--html")
         #expect(text.hasPrefix("<!DOCTYPE html>"))
         #expect(!text.contains("<script"))
         #expect(!text.contains("<link"))
@@ -132,5 +133,32 @@ import FoundationXML
             _ = try await daemon.call("GetHistory", [.double(10), .double(5)], on: client)
         }
         await client.close()
+    }
+
+    /// A long range comes from the daemon a week per call; rows on the seams come once.
+    @Test func aLongRangeComesWeekByWeek() async throws {
+        try DaemonClientCLITests.requireDaemon()
+        let daemon = try await DaemonHarness()
+        let start = ((Date().timeIntervalSince1970 - 25 * 86_400) / 3_600).rounded(.down) * 3_600
+        let state = StateDirectory(path: daemon.stateDirectory)
+        try state.create()
+        let rows = (0...(21 * 24)).map { hour in
+            HistorySample(
+                timestamp: start + Double(hour) * 3_600, trigger: .minute, percentage: Double(hour % 100), chargeState: .discharging,
+                energyRateW: nil, powerW: nil, powerSource: nil, lineOnline: false, lowPowerMode: false, lowPowerModeSource: .auto,
+                lowPowerModeReason: nil, thermalState: .nominal, temperatures: [])
+        }
+        try HistoryStore(stateDirectory: state).append(rows)
+        try await daemon.start()
+        defer { daemon.stop() }
+        let until = start + 21 * 86_400
+        let result = try await Self.run(
+            ["--json", "--since", String(Int(start)), "--until", String(Int(until))], environment: daemon.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let timeline = try HistoryTimeline(json: result.stdout)
+        #expect(timeline.source == .daemon)
+        #expect(timeline.since == start)
+        #expect(timeline.until == until)
+        #expect(timeline.samples.map(\.timestamp) == rows.map(\.timestamp))
     }
 }

@@ -211,3 +211,13 @@ enum Subprocess {
         }
     }
 }
+
+@Suite struct HistoryPaletteTests {
+    @Test func labelsAreReadableOnEveryBand() {
+        #expect(HistoryPalette.ink(on: HistoryPalette.thermal(.critical)) == "#ffffff")
+        #expect(HistoryPalette.ink(on: HistoryPalette.lowPowerMode(.powerProfilesDaemon)) == "#ffffff")
+        for fill in ThermalState.allCases.dropLast().map(HistoryPalette.thermal) + [HistoryPalette.lowPowerMode(.auto), HistoryPalette.lineOnline] {
+            #expect(HistoryPalette.ink(on: fill) == HistoryPalette.text, "\(fill)")
+        }
+    }
+}

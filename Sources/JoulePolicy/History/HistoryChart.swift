@@ -332,7 +332,7 @@ public struct HistoryChart: Sendable {
                 if width >= Self.textWidth(run.label, size: 11) + 10 {
                     svg.element("text", [
                         ("x", SVGWriter.number(x0 + 5)), ("y", SVGWriter.number(top + 13)), ("font-size", "11"),
-                        ("fill", run.color == HistoryPalette.thermal(.critical) || run.color == HistoryPalette.lowPowerMode(.powerProfilesDaemon) ? "#ffffff" : HistoryPalette.text),
+                        ("fill", HistoryPalette.ink(on: run.color)),
                     ], content: run.label)
                 }
             }
@@ -430,8 +430,8 @@ public struct HistoryChart: Sendable {
         items += ThermalState.allCases.map { ("rect", HistoryPalette.thermal($0), $0.description) }
         items += [
             ("rect", HistoryPalette.lineOnline, "on AC"), ("nodata", "", "no data"),
-            ("report", HistoryPalette.entry(HistoryEntry(timestamp: 0, kind: .report, id: "", subtype: "CPU_FATAL", subject: "")), "report"),
-            ("transfer", HistoryPalette.entry(HistoryEntry(timestamp: 0, kind: .transfer, id: "", subtype: "completed", subject: "")), "transfer"),
+            ("report", HistoryPalette.entry(.report, "CPU_FATAL"), "report"),
+            ("transfer", HistoryPalette.entry(.transfer, "completed"), "transfer"),
         ]
         var lx = plotLeft
         let ly = legendTop

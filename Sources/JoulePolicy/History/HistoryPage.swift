@@ -21,7 +21,7 @@ public struct HistoryPage: Sendable {
         page.raw("<style>\(Self.style)</style>")
         page.close("head")
         page.open("body")
-        page.element("h1", content: chart.options.title)
+        page.element("h1", content: "joule history")
         page.open("figure")
         page.raw(chart.svgElement())
         page.close("figure")

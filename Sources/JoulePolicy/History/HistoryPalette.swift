@@ -1,3 +1,4 @@
+import Foundation
 import JouleHardware
 
 /// The chart's colours (GNOME's palette, so it sits well beside GNOME Power Statistics) and
@@ -55,13 +56,27 @@ enum HistoryPalette {
 
     static let lineOnline = "#99c1f1"
 
-    static func entry(_ entry: HistoryEntry) -> String {
-        switch (entry.kind, entry.subtype) {
+    static func entry(_ entry: HistoryEntry) -> String { self.entry(entry.kind, entry.subtype) }
+
+    static func entry(_ kind: HistoryEntry.Kind, _ subtype: String) -> String {
+        switch (kind, subtype) {
         case (.report, "CPU_FATAL"): "#c01c28"
         case (.report, _): "#e66100"
         case (.transfer, "completed"): "#26a269"
         case (.transfer, "failed"): "#a51d2d"
         case (.transfer, _): "#77767b"
         }
+    }
+
+    /// Dark text on light fills, white on dark ones (WCAG's relative luminance of `#rrggbb`).
+    static func ink(on fill: String) -> String {
+        let hex = fill.dropFirst()
+        guard hex.count == 6, let value = Int(hex, radix: 16) else { return text }
+        func linear(_ channel: Int) -> Double {
+            let c = Double(channel) / 255
+            return c <= 0.039_28 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+        }
+        let luminance = 0.2126 * linear(value >> 16 & 0xff) + 0.7152 * linear(value >> 8 & 0xff) + 0.0722 * linear(value & 0xff)
+        return luminance < 0.3 ? "#ffffff" : text
     }
 }

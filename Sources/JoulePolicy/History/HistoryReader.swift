@@ -40,7 +40,7 @@ public enum HistoryReader {
         if let daemon = await DaemonClient.find(environment: environment) {
             var answer: Result<HistoryTimeline, BusError>
             do throws(BusError) {
-                answer = .success(try await daemon.history(since: since, until: until))
+                answer = .success(try await fetch(daemon, since: since, until: until))
             } catch {
                 answer = .failure(error)
             }
@@ -55,5 +55,31 @@ public enum HistoryReader {
         }
         guard let own else { throw .noStateDirectory }
         return try read(stateDirectory: own, since: since, until: until)
+    }
+
+    /// At most this much time per `GetHistory` call: a week of minute rows with many sensors is
+    /// a few megabytes, well inside a bus message (32 MiB on the system bus), a year is not.
+    static let window: Double = 7 * 86_400
+
+    /// `GetHistory` week by week, joined. Windows share their boundary (both ends are
+    /// inclusive), so rows the previous window already had are dropped.
+    static func fetch(_ daemon: DaemonClient, since: Double, until: Double) async throws(BusError) -> HistoryTimeline {
+        var start = since
+        var joined: HistoryTimeline?
+        repeat {
+            let end = min(until, start + window)
+            let part = try await daemon.history(since: start, until: end)
+            if var whole = joined {
+                let last = whole.samples.last?.timestamp ?? -Double.infinity
+                whole.samples += part.samples.filter { $0.timestamp > last }
+                whole.until = part.until
+                whole.merge(part.entries)
+                joined = whole
+            } else {
+                joined = part
+            }
+            start = end
+        } while start < until
+        return joined!
     }
 }
