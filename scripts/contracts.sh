@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints every CLI contract the fixtures pin (status text and JSON on every fixture tree,
-# each beacon subcommand on every capture, argument errors, exit statuses), one section per
+# each beacon subcommand on every capture, history on every recorded day, argument errors, exit statuses), one section per
 # run, so two builds can be compared byte for byte:
 #   scripts/contracts.sh OLD_JOULE > old.txt; scripts/contracts.sh .build/debug/joule > new.txt
 #   diff old.txt new.txt
@@ -31,6 +31,12 @@ for capture in hw-fixtures/bluetooth/*.btsnoop; do
   cmp -s "$out" "$capture" && echo "record: identical bytes" || { echo "record: $(od -An -tx1 "$out" | md5sum)"; }
   rm -f "$out"
 done
+for day in hw-fixtures/history/*/; do
+  day=${day%/}
+  run history --json --state-dir "$day" --since 2026-03-10T00:00Z --until 2026-03-11T00:00Z
+  run history --state-dir "$day" --since 2026-03-10T00:00Z --until 2026-03-11T00:00Z
+done
+run history --state-dir /nonexistent
 run status --root /nonexistent
 run status --bogus
 run beacons range --region "bad"
@@ -40,6 +46,6 @@ run enforce
 run reports list --json
 run lowpower
 for command in "" status watch lowpower "beacons scan" "beacons range" "beacons monitor" "beacons record" cpu-monitor \
-  "reports list" "reports show" enforce devices; do
+  "reports list" "reports show" enforce devices history; do
   run $command --help
 done

@@ -7,11 +7,7 @@ extension StatusReport {
     /// modes, hwmon sensors, the override (`auto`) and the thermal cause. The warning level
     /// follows the default thresholds; a daemon's is its `WarningLevel` property.
     public init(json text: String) throws(StatusReportDecodingError) {
-        let value: JSONValue
-        do throws(JSONParseError) { value = try JSONParser.parse(text) } catch {
-            throw StatusReportDecodingError(key: "", message: error.description)
-        }
-        try self.init(json: value)
+        try self.init(json: JSONObjectReader.parse(text))
     }
 
     public init(json value: JSONValue) throws(StatusReportDecodingError) {

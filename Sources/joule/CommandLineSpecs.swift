@@ -27,3 +27,9 @@ extension BatteryWarningThresholds: CommandLineSpec {
         do throws(SpecError) { return .success(try BatteryWarningThresholds(spec: spec)) } catch { return .failure(error) }
     }
 }
+
+extension HistoryTimeSpec: CommandLineSpec {
+    static func parse(spec: String) -> Result<HistoryTimeSpec, SpecError> {
+        do throws(SpecError) { return .success(try HistoryTimeSpec(spec: spec)) } catch { return .failure(error) }
+    }
+}

@@ -12,11 +12,12 @@ final class SQLiteGateway {
     private var statements: [String: OpaquePointer] = [:]
 
     /// Opens (creating when missing) the database at `path`, with extended result codes and
-    /// without following a symlink at the final component.
-    init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+    /// without following a symlink at the final component; `readOnly` opens an existing file
+    /// for reading only (SQLITE_OPEN_READONLY: no write can reach it through this connection).
+    init(path: String, busyTimeoutMilliseconds: Int32, readOnly: Bool = false) throws(SQLiteError) {
         self.path = path
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
             | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
@@ -134,10 +135,14 @@ final class SQLiteGateway {
     private func prepared(_ sql: String, _ db: OpaquePointer) throws(SQLiteError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let status = sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+        // The tail points into the C string: read it while that string is alive.
+        let (status, rest) = sql.withCString { text -> (Int32, String) in
+            var tail: UnsafePointer<CChar>?
+            let status = sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            return (status, tail.map { String(cString: $0) } ?? "")
+        }
         guard status == SQLITE_OK, let statement else { throw error("sqlite3_prepare_v3", sql, db, status) }
-        if let tail, tail.pointee != 0, !String(cString: tail).allSatisfy(\.isWhitespace) {
+        if !rest.allSatisfy(\.isWhitespace) {
             sqlite3_finalize(statement)
             throw SQLiteError(
                 operation: "sqlite3_prepare_v3", path: path, sql: sql, code: SQLITE_MISUSE,

@@ -31,8 +31,7 @@ public final class SQLiteDatabase: Sendable {
                 throw SQLiteError(operation: "open", path: path, sql: nil, code: 14, message: error.description)
             }
         }
-        let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
-        let gateway = try SQLiteGateway(path: path, busyTimeoutMilliseconds: milliseconds)
+        let gateway = try SQLiteGateway(path: path, busyTimeoutMilliseconds: Self.milliseconds(busyTimeout))
         let journal = try gateway.run("PRAGMA journal_mode=WAL", []).first?[0].text
         guard journal?.lowercased() == "wal" else {
             throw SQLiteError(
@@ -41,6 +40,23 @@ public final class SQLiteDatabase: Sendable {
         }
         try gateway.executeScript("PRAGMA synchronous=FULL")
         connection = Mutex(SQLiteConnection(gateway: gateway))
+    }
+
+    /// Opens an existing database for reading only, as a client reads the daemon's file: no
+    /// write, no journal-mode change, and a missing file is an error (SQLITE_CANTOPEN), never
+    /// a new empty database. A WAL file still needs its `-shm` beside it, or a directory where
+    /// sqlite may create one.
+    public init(readingOnly path: String, busyTimeout: Duration = .seconds(5)) throws(SQLiteError) {
+        self.path = path
+        guard FileSystem.kind(of: path) != nil else {
+            throw SQLiteError(operation: "open", path: path, sql: nil, code: 14, message: "no such file")
+        }
+        let gateway = try SQLiteGateway(path: path, busyTimeoutMilliseconds: Self.milliseconds(busyTimeout), readOnly: true)
+        connection = Mutex(SQLiteConnection(gateway: gateway))
+    }
+
+    private static func milliseconds(_ span: Duration) -> Int32 {
+        Int32(clamping: span.components.seconds * 1000 + span.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`: the write lock is taken up front, so two

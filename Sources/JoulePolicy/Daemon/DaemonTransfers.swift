@@ -59,11 +59,17 @@ actor DaemonTransfers {
             thermalState: power.thermalState, metered: metered)
     }
 
-    /// Follows the network, announces the scheduler's notices, and starts the queue.
-    func start() async {
+    /// Follows the network, announces the scheduler's notices (and hands each finished
+    /// transfer to `finished`: the history's markers), and starts the queue.
+    func start(finished: (@Sendable (Transfer) async -> Void)? = nil) async {
         let service = self.service
         let notices = scheduler.notices
-        watchers.append(Task { for await notice in notices { await service.announce(notice) } })
+        watchers.append(Task {
+            for await notice in notices {
+                await service.announce(notice)
+                if case .finished(let transfer) = notice { await finished?(transfer) }
+            }
+        })
         if let systemBus {
             do {
                 // The matches are in place before the first read, so no change falls between.

@@ -2,7 +2,7 @@ import JouleHardware
 import Synchronization
 
 /// The `org.joule.Energy1` object: the engines' state as D-Bus properties (read from a
-/// snapshot under a lock, so a property read never waits for the engines), the two methods,
+/// snapshot under a lock, so a property read never waits for the engines), its methods,
 /// and the change signals. The contract is `data/org.joule.Energy1.xml`.
 public final class EnergyService: Sendable {
     public static let busName = "org.joule.Energy1"
@@ -41,17 +41,22 @@ public final class EnergyService: Sendable {
         public var status: @Sendable () async -> String
         /// The `GetMetrics` text: what `/metrics` serves, for `joule export`.
         public var metrics: @Sendable () async throws(BusMethodError) -> String
+        /// `GetHistory(since, until)` for `sender`: the `joule history --json` text. nil: the
+        /// daemon keeps no history (no state directory), and the method says so.
+        public var history: (@Sendable (_ since: Double, _ until: Double, _ sender: String) async throws(BusMethodError) -> String)?
 
         public init(
             setLowPowerMode: @escaping @Sendable (LowPowerOverride, String) async throws(BusMethodError) -> Void,
             status: @escaping @Sendable () async -> String,
             metrics: @escaping @Sendable () async throws(BusMethodError) -> String = { () throws(BusMethodError) in
                 throw .failed("this daemon exports no metrics")
-            }
+            },
+            history: (@Sendable (Double, Double, String) async throws(BusMethodError) -> String)? = nil
         ) {
             self.setLowPowerMode = setLowPowerMode
             self.status = status
             self.metrics = metrics
+            self.history = history
         }
     }
 
@@ -126,6 +131,15 @@ public final class EnergyService: Sendable {
                 .init("GetStatus", out: "s", outNames: ["status"]) { _ in [.string(await handlers.status())] },
                 .init("GetMetrics", out: "s", outNames: ["metrics"]) { _ throws(BusMethodError) in
                     [.string(try await handlers.metrics())]
+                },
+                .init("GetHistory", in: "dd", inNames: ["since", "until"], out: "s", outNames: ["history"]) { call throws(BusMethodError) in
+                    guard call.arguments.count == 2, let since = call.arguments[0].doubleValue,
+                          let until = call.arguments[1].doubleValue, since.isFinite, until.isFinite, since <= until
+                    else {
+                        throw .invalidArgs("since and until must be Unix seconds with since <= until, not \(call.arguments.map(\.description))")
+                    }
+                    guard let history = handlers.history else { throw .failed("joule daemon keeps no history (it has no state directory)") }
+                    return [.string(try await history(since, until, call.sender))]
                 },
             ],
             signals: [

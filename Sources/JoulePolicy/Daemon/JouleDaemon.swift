@@ -33,7 +33,8 @@ public actor JouleDaemon {
         public var transferTransport: (any TransferTransport)?
         /// Renders and serves the metrics (JouleMetrics); nil: no `/metrics`, and `GetMetrics` fails.
         public var metricsExporter: (any MetricsExporter)?
-        /// The host's energy for the metrics; nil: no energy metrics.
+        /// The host's energy for the metrics and the history's power column; nil: the daemon's
+        /// own meter (`JouleDaemon.energy`).
         public var energySnapshots: (any EnergySnapshotSource)?
 
         public init(
@@ -95,6 +96,7 @@ public actor JouleDaemon {
     private var transfers: DaemonTransfers?
     private var apps: DaemonApps?
     private var metrics: DaemonMetrics?
+    private var history: DaemonHistory?
 
     public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
@@ -142,6 +144,9 @@ public actor JouleDaemon {
 
         let authorizer = authorizer(bus: bus)
         let transfers = try await openTransfers(bus: bus, engine: engine)
+        let history = DaemonHistory.open(
+            stateDirectory: options.stateDirectory, engine: engine, energy: options.energySnapshots, log: log)
+        self.history = history
         let service: EnergyService
         do {
             service = try await EnergyService.export(
@@ -153,7 +158,8 @@ public actor JouleDaemon {
                         try await self.setLowPowerMode(mode, from: sender)
                     },
                     status: { [weak self] in await self?.statusJSON() ?? "{}" },
-                    metrics: { [weak self] () throws(BusMethodError) in try await self?.metricsText() ?? "" }))
+                    metrics: { [weak self] () throws(BusMethodError) in try await self?.metricsText() ?? "" },
+                    history: history?.handler(bus: bus)))
             let conditions = await state()
             let apps = try DaemonApps(
                 bus: bus, systemBus: systemBus, runtime: runtimeDirectory,
@@ -178,7 +184,8 @@ public actor JouleDaemon {
         self.workloads = workloads
         await workloads.start(configuration, states: await states())
         self.transfers = transfers
-        await transfers?.start()
+        await history?.start()
+        await transfers?.start(finished: { transfer in await history?.transferFinished(transfer) })
         await startMetrics(engine: engine, workloads: workloads, transfers: transfers)
         let ready = await statusLine()
         notifier.ready(status: ready)
@@ -189,6 +196,7 @@ public actor JouleDaemon {
         notifier.stopping()
         await metrics?.stop()
         await transfers?.stop()
+        await history?.stop()
         await apps?.stop()
         await workloads.stop()
         await actuation.shutdown()
@@ -237,6 +245,7 @@ public actor JouleDaemon {
         await transfers?.update(await powerReadings())
         let conditions = await state()
         await apps?.update(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
+        await history?.record(event)
         switch event.event {
         case .powerStateDidChange(let on, let reason):
             log("Low Power Mode \(on ? "on" : "off") (\(reason))")

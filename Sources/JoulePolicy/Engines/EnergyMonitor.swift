@@ -65,6 +65,10 @@ public actor EnergyMonitor {
     public var onBattery: Bool { supplies?.onBattery ?? false }
     /// Some line power source is online (deferred transfers' "on AC", never the battery status).
     public var lineOnline: Bool { supplies?.lineOnline ?? false }
+    /// The last power supply reading; nil before `start`.
+    public var lastSupplies: PowerSupplies? { supplies }
+    /// The last thermal reading (zones, hwmon inputs, cooling devices).
+    public var lastThermal: ThermalReadings { thermalReadings }
 
     /// The engines' current view as a status snapshot: Low Power Mode and the thermal state
     /// as the engines decided them (with hysteresis and overrides), supplies and thermal

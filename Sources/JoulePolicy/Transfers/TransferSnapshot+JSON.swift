@@ -6,7 +6,7 @@ extension TransferSnapshot {
     /// its type, null where the contract allows it; keys it does not know are ignored, so a
     /// newer daemon may add some.
     public init(json text: String) throws(JSONDecodingError) {
-        try self.init(json: try Self.parse(text), key: "")
+        try self.init(json: try JSONObjectReader.parse(text), key: "")
     }
 
     public init(json value: JSONValue) throws(JSONDecodingError) {
@@ -15,7 +15,7 @@ extension TransferSnapshot {
 
     /// Reads `List`'s (or `ListSession`'s) array, oldest first.
     public static func list(json text: String) throws(JSONDecodingError) -> [TransferSnapshot] {
-        guard case .array(let items) = try parse(text) else {
+        guard case .array(let items) = try JSONObjectReader.parse(text) else {
             throw JSONDecodingError(key: "", message: "expected an array of transfers")
         }
         var transfers: [TransferSnapshot] = []
@@ -23,25 +23,19 @@ extension TransferSnapshot {
         return transfers
     }
 
-    private static func parse(_ text: String) throws(JSONDecodingError) -> JSONValue {
-        do throws(JSONParseError) { return try JSONParser.parse(text) } catch {
-            throw JSONDecodingError(key: "", message: error.description)
-        }
-    }
-
     private init(json value: JSONValue, key prefix: String) throws(JSONDecodingError) {
         guard case .object(let object) = value else {
-            throw JSONDecodingError(key: prefix, message: "expected a transfer object, got \(Self.clip(value))")
+            throw JSONDecodingError(key: prefix, message: "expected a transfer object, got \(JSONObjectReader.clip(value))")
         }
-        let reader = Reader(object: object, prefix: prefix.isEmpty ? "" : prefix + ".")
+        let reader = JSONObjectReader(object: object, prefix: prefix.isEmpty ? "" : prefix + ".")
         id = try reader.required("id", "a string", \.stringValue)
         url = try reader.required("url", "a string", \.stringValue)
         destination = try reader.optional("destination", "a string", \.stringValue)
         discretionary = try reader.required("discretionary", "true or false", \.boolValue)
         priority = try reader.required("priority", "high, normal or low") { $0.stringValue.flatMap(TransferPriority.init(rawValue:)) }
         batch = try reader.optional("batch", "a string", \.stringValue)
-        bytes = try reader.required("bytes", "a count of bytes", Self.count)
-        totalBytes = try reader.optional("totalBytes", "a count of bytes", Self.count)
+        bytes = try reader.required("bytes", "a count of bytes", JSONObjectReader.count)
+        totalBytes = try reader.optional("totalBytes", "a count of bytes", JSONObjectReader.count)
         attempts = try reader.required("attempts", "a count", { $0.intValue.flatMap { $0 >= 0 ? $0 : nil } })
         deadline = try reader.required("deadline", "Unix seconds", \.doubleValue)
         error = try reader.optional("error", "a string", \.stringValue)
@@ -69,38 +63,6 @@ extension TransferSnapshot {
         case "completed": state = .completed
         case "failed": state = .failed(reason: error ?? "")
         default: state = .cancelled
-        }
-    }
-
-    /// A non-negative integer as Int64.
-    private static func count(_ value: JSONValue) -> Int64? { value.intValue.flatMap { $0 >= 0 ? Int64($0) : nil } }
-
-    /// At most 80 characters of a bad value in a message.
-    private static func clip(_ value: JSONValue) -> String {
-        let text = value.serialized
-        return text.count <= 80 ? text : String(text.prefix(80)) + "…"
-    }
-
-    /// One object's keys, each read through a conversion that returns nil for a wrong value.
-    private struct Reader {
-        let object: JSONObject
-        let prefix: String
-
-        func failure(_ key: String, expected: String, got value: JSONValue) -> JSONDecodingError {
-            JSONDecodingError(key: prefix + key, message: "expected \(expected), got \(TransferSnapshot.clip(value))")
-        }
-
-        func required<T>(_ key: String, _ expected: String, _ convert: (JSONValue) -> T?) throws(JSONDecodingError) -> T {
-            guard let value = object[key] else { throw JSONDecodingError(key: prefix + key, message: "missing") }
-            guard let converted = convert(value) else { throw failure(key, expected: expected, got: value) }
-            return converted
-        }
-
-        func optional<T>(_ key: String, _ expected: String, _ convert: (JSONValue) -> T?) throws(JSONDecodingError) -> T? {
-            guard let value = object[key] else { throw JSONDecodingError(key: prefix + key, message: "missing") }
-            if value.isNull { return nil }
-            guard let converted = convert(value) else { throw failure(key, expected: expected + " or null", got: value) }
-            return converted
         }
     }
 }

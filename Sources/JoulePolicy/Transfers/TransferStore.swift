@@ -81,20 +81,16 @@ public final class TransferStore: Sendable {
         try Self.migrate(database, migrations)
     }
 
-    /// Creates the version table when missing and runs the migrations the file lacks, all in
-    /// one transaction: a crash mid-migration leaves the old version intact.
+    /// Creates the version table (`schema_version`) when missing and runs the migrations the
+    /// file lacks, all in one transaction: a crash mid-migration leaves the old version intact.
+    /// The history keeps its own version table in the same file (`HistoryStore`).
     static func migrate(_ database: SQLiteDatabase, _ migrations: [String]) throws(TransferStoreError) {
-        try run {
-            try database.transaction { db in
-                try db.executeScript("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-                let found = Int(try db.query("SELECT version FROM schema_version").first?[0].int64 ?? 0)
-                guard found <= migrations.count else {
-                    throw TransferStoreError.newerSchema(found: found, supported: migrations.count)
-                }
-                guard found < migrations.count else { return }
-                for script in migrations[found...] { try db.executeScript(script) }
-                try db.execute("DELETE FROM schema_version")
-                try db.execute("INSERT INTO schema_version (version) VALUES (?)", [.integer(Int64(migrations.count))])
+        do {
+            try SQLiteSchema(versionTable: "schema_version", migrations: migrations).migrate(database)
+        } catch {
+            switch error {
+            case .newer(let found, let supported): throw .newerSchema(found: found, supported: supported)
+            case .database(let error): throw storeError(error)
             }
         }
     }

@@ -1,0 +1,85 @@
+import JouleHardware
+
+/// Where `joule history` gets the history: from `joule daemon` over D-Bus when it runs
+/// (`GetHistory`: it sees rows not yet written, and a user may read the system daemon's
+/// history without reading its root-only file), else from a state directory's file, opened
+/// read only, with that directory's resource reports as markers.
+public enum HistoryReader {
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case store(HistoryStoreError)
+        case noStateDirectory
+
+        public var description: String {
+            switch self {
+            case .store(let error): "\(error)"
+            case .noStateDirectory: StateDirectory.missingMessage
+            }
+        }
+    }
+
+    /// The file in `directory` (`--state-dir`, or the caller's own state directory).
+    public static func read(stateDirectory directory: StateDirectory, since: Double, until: Double) throws(Failure) -> HistoryTimeline {
+        let path = directory.file(HistoryStore.fileName)
+        do throws(HistoryStoreError) {
+            let (samples, entries) = try HistoryStore(readingOnly: path).read(since: since, until: until)
+            var timeline = HistoryTimeline(since: since, until: until, source: .file, database: path, samples: samples, entries: entries)
+            timeline.merge(HistoryEntry.reports(in: ReportStore(directory: directory.reports)).entries)
+            return timeline
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The daemon's history when one owns `org.joule.Energy1` on the session or system bus,
+    /// with the caller's own reports added; else (or when the daemon cannot answer, said
+    /// through `warn`) the caller's state directory's file.
+    public static func read(
+        since: Double, until: Double, environment: [String: String], isRoot: Bool, warn: (String) -> Void
+    ) async throws(Failure) -> HistoryTimeline {
+        let own = StateDirectory.resolve(environment: environment, isRoot: isRoot)
+        if let daemon = await DaemonClient.find(environment: environment) {
+            var answer: Result<HistoryTimeline, BusError>
+            do throws(BusError) {
+                answer = .success(try await fetch(daemon, since: since, until: until))
+            } catch {
+                answer = .failure(error)
+            }
+            await daemon.close()
+            switch answer {
+            case .success(var timeline):
+                if let own { timeline.merge(HistoryEntry.reports(in: ReportStore(directory: own.reports)).entries) }
+                return timeline
+            case .failure(let error):
+                warn("joule daemon: \(error); reading the history file instead")
+            }
+        }
+        guard let own else { throw .noStateDirectory }
+        return try read(stateDirectory: own, since: since, until: until)
+    }
+
+    /// At most this much time per `GetHistory` call: a week of minute rows with many sensors is
+    /// a few megabytes, well inside a bus message (32 MiB on the system bus), a year is not.
+    static let window: Double = 7 * 86_400
+
+    /// `GetHistory` week by week, joined. Windows share their boundary (both ends are
+    /// inclusive), so rows the previous window already had are dropped.
+    static func fetch(_ daemon: DaemonClient, since: Double, until: Double) async throws(BusError) -> HistoryTimeline {
+        var start = since
+        var joined: HistoryTimeline?
+        repeat {
+            let end = min(until, start + window)
+            let part = try await daemon.history(since: start, until: end)
+            if var whole = joined {
+                let last = whole.samples.last?.timestamp ?? -Double.infinity
+                whole.samples += part.samples.filter { $0.timestamp > last }
+                whole.until = part.until
+                whole.merge(part.entries)
+                joined = whole
+            } else {
+                joined = part
+            }
+            start = end
+        } while start < until
+        return joined!
+    }
+}

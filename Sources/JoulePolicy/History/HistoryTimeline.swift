@@ -1,0 +1,55 @@
+import JouleHardware
+
+/// What `joule history` reads and draws: the rows and the markers between two times, and
+/// where they came from. Its JSON is `joule history --json` and the daemon's `GetHistory`.
+public struct HistoryTimeline: Sendable, Hashable {
+    /// Where the rows came from: the daemon over D-Bus, or the database file read directly.
+    public enum Source: String, Sendable, Hashable {
+        case daemon, file
+    }
+
+    public var since: Double
+    public var until: Double
+    public var source: Source
+    /// The database file.
+    public var database: String?
+    /// Oldest first.
+    public var samples: [HistorySample]
+    /// Oldest first.
+    public var entries: [HistoryEntry]
+
+    public init(
+        since: Double, until: Double, source: Source, database: String?, samples: [HistorySample], entries: [HistoryEntry]
+    ) {
+        self.since = since
+        self.until = until
+        self.source = source
+        self.database = database
+        self.samples = samples
+        self.entries = entries
+    }
+
+    /// Every temperature sensor in the rows, in order of first appearance, with its latest label.
+    public var sensors: [HistoryTemperature] {
+        var order: [String] = []
+        var labels: [String: String?] = [:]
+        for sample in samples {
+            for reading in sample.temperatures {
+                if labels[reading.sensor] == nil { order.append(reading.sensor) }
+                if reading.label != nil || labels[reading.sensor] == nil { labels[reading.sensor] = .some(reading.label) }
+            }
+        }
+        return order.map { HistoryTemperature(sensor: $0, label: labels[$0] ?? nil, celsius: nil) }
+    }
+
+    /// Adds markers (reports read by the client) that are in range and not already present,
+    /// keeping the entries in time order.
+    public mutating func merge(_ more: [HistoryEntry]) {
+        var known = Set(entries.map { "\($0.kind.rawValue)/\($0.id)" })
+        for entry in more where entry.timestamp >= since && entry.timestamp <= until {
+            guard known.insert("\(entry.kind.rawValue)/\(entry.id)").inserted else { continue }
+            entries.append(entry)
+        }
+        entries.sort { ($0.timestamp, $0.id) < ($1.timestamp, $1.id) }
+    }
+}
