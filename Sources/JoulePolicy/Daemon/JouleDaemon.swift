@@ -31,13 +31,17 @@ public actor JouleDaemon {
         public var uid: UInt32
         /// Moves deferred transfers' bytes (JouleTransfers' HTTP); nil: no `org.joule.Transfers1`.
         public var transferTransport: (any TransferTransport)?
+        /// The host's energy for the history, `/metrics` and `joule export`; nil: a
+        /// `DaemonEnergy` over `source`, `knobRoot` and `procRoot`.
+        public var energy: (any EnergySnapshotSource)?
 
         public init(
             bus: BusKind, configPath: String, source: any DeviceSource, procRoot: String, knobRoot: FileRoot,
             stateDirectory: StateDirectory?, runtimeDirectory: RuntimeDirectory?, environment: [String: String], uid: UInt32,
-            transferTransport: (any TransferTransport)? = nil
+            transferTransport: (any TransferTransport)? = nil, energy: (any EnergySnapshotSource)? = nil
         ) {
             self.transferTransport = transferTransport
+            self.energy = energy
             self.bus = bus
             self.configPath = configPath
             self.source = source
@@ -73,6 +77,8 @@ public actor JouleDaemon {
 
     private let options: Options
     private let log: @Sendable (String) -> Void
+    /// Measured on demand: whoever records or exports energy calls `snapshot()`.
+    public nonisolated let energy: any EnergySnapshotSource
     private let notifier = ServiceNotifier()
     private var configuration: DaemonConfiguration
 
@@ -91,6 +97,8 @@ public actor JouleDaemon {
     public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
         self.log = log
+        energy = options.energy
+            ?? DaemonEnergy(source: options.source, root: options.knobRoot, procRoot: options.procRoot, log: log)
         do {
             configuration = try DaemonConfiguration.load(path: options.configPath)
         } catch {
