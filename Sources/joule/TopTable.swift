@@ -13,7 +13,7 @@ enum TopTable {
         rows: Int? = nil, columns: Int? = nil
     ) -> [String] {
         let time = Date(timeIntervalSince1970: sample.timestamp).formatted(date: .omitted, time: .standard)
-        var lines = ["joule top  \(time)  every \(StatusTable.format(interval, places: interval < 1 ? 2 : 0)) s  sorted by \(order.rawValue)"]
+        var lines = ["joule top  \(time)  every \(StatusTable.format(interval, places: interval.rounded() == interval ? 0 : 2)) s  sorted by \(order.rawValue)"]
         let source = sample.source
         if source.kind == .model {
             lines.append("power   model: nothing measures power here; Energy Impact = CPU % + \(EnergyImpact.wakeupWeight) × wakeups/s")

@@ -40,6 +40,19 @@ final class EnergyTree {
 
     var source: SysfsDeviceSource { SysfsDeviceSource(root: path) }
 
+    /// A meter over this tree (clock ticks of 1/100 s, as the stat lines are written).
+    func meter(_ clock: any JouleClock, readRAPL: (@Sendable (String) throws(HardwareError) -> [UInt8])? = nil) -> ProcessEnergyMeter {
+        ProcessEnergyMeter(source: source, root: FileRoot(path), procRoot: path, clock: clock, readRAPL: readRAPL, ticksPerSecond: 100)
+    }
+
+    /// A Raspberry Pi (nothing measures power) running one process.
+    static func pi(_ pid: Int32, _ comm: String, cgroup: String) throws -> (EnergyTree, ManualClock, ProcessEnergyMeter) {
+        let tree = try EnergyTree("raspberry-pi-4-no-battery")
+        try tree.process(pid, comm, utime: 0, switches: 0, cgroup: cgroup)
+        let clock = ManualClock()
+        return (tree, clock, tree.meter(clock))
+    }
+
     /// What an unprivileged process reads since CVE-2020-8694: EACCES on every `energy_uj`.
     static let unprivileged: @Sendable (String) throws(HardwareError) -> [UInt8] = { path throws(HardwareError) in
         if path.hasSuffix("/energy_uj") { throw HardwareError(operation: "open", path: path, errno: .permissionDenied) }
@@ -61,8 +74,7 @@ final class EnergyTree {
         try tree.process(100, "editor", utime: 50, switches: 50, cgroup: EnergyTree.editorScope)
         try tree.process(200, "indexer", utime: 10, switches: 10, cgroup: "/system.slice/indexer.service")
         let clock = ManualClock(now: 1000)
-        let meter = ProcessEnergyMeter(
-            source: tree.source, root: FileRoot(tree.path), procRoot: tree.path, clock: clock, readRAPL: readRAPL, ticksPerSecond: 100)
+        let meter = tree.meter(clock, readRAPL: readRAPL)
         let baseline = try await meter.sample()
         try tree.energy("intel-rapl:1", 8_000_000)
         try tree.node(busy: 1100, idle: 9300)
@@ -120,10 +132,7 @@ final class EnergyTree {
     }
 
     @Test func nothingToMeasureMeansAModelWithScores() async throws {
-        let tree = try EnergyTree("raspberry-pi-4-no-battery")
-        try tree.process(7, "radio", utime: 0, switches: 0, cgroup: "/system.slice/radio.service")
-        let clock = ManualClock()
-        let meter = ProcessEnergyMeter(source: tree.source, root: FileRoot(tree.path), procRoot: tree.path, clock: clock, ticksPerSecond: 100)
+        let (tree, clock, meter) = try EnergyTree.pi(7, "radio", cgroup: "/system.slice/radio.service")
         _ = try await meter.sample()
         try tree.process(7, "radio", utime: 5, switches: 300, cgroup: "/system.slice/radio.service")
         try tree.node(busy: 1010, idle: 9090)
@@ -138,11 +147,8 @@ final class EnergyTree {
     }
 
     @Test func aProcessMovedIntoItsScopeAfterStartIsRelabelled() async throws {
-        let tree = try EnergyTree("raspberry-pi-4-no-battery")
         // Seen first still in the launcher's cgroup, as between fork and the move.
-        try tree.process(9, "app", utime: 0, switches: 0, cgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/launcher.service")
-        let clock = ManualClock()
-        let meter = ProcessEnergyMeter(source: tree.source, root: FileRoot(tree.path), procRoot: tree.path, clock: clock, ticksPerSecond: 100)
+        let (tree, clock, meter) = try EnergyTree.pi(9, "app", cgroup: "/user.slice/user-1000.slice/user@1000.service/app.slice/launcher.service")
         _ = try await meter.sample()
         try tree.tree.write("proc/9/cgroup", "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-foot-99.scope\n")
         clock.advance(by: .seconds(1))
@@ -152,7 +158,7 @@ final class EnergyTree {
     @Test func unreadableProcIsAnErrorNamingIt() async throws {
         let tree = try EnergyTree("raspberry-pi-4-no-battery")
         try FileManager.default.removeItem(atPath: tree.path + "/proc/stat")
-        let meter = ProcessEnergyMeter(source: tree.source, root: FileRoot(tree.path), procRoot: tree.path, clock: ManualClock())
+        let meter = tree.meter(ManualClock())
         await #expect(throws: HardwareError.self) { try await meter.sample() }
         do {
             _ = try await meter.sample()
@@ -162,10 +168,8 @@ final class EnergyTree {
     }
 
     @Test func runSamplesOnAFixedScheduleAfterABaseline() async throws {
-        let tree = try EnergyTree("raspberry-pi-4-no-battery")
-        try tree.process(7, "radio", utime: 0, switches: 0, cgroup: "/system.slice/radio.service")
-        let clock = ManualClock()
-        let meter = ProcessEnergyMeter(source: tree.source, root: FileRoot(tree.path), procRoot: tree.path, clock: clock, ticksPerSecond: 100)
+        let (tree, clock, meter) = try EnergyTree.pi(7, "radio", cgroup: "/system.slice/radio.service")
+        defer { withExtendedLifetime(tree) {} }  // the tree's directory goes with it
         let seen = SampleLog()
         let run = Task { try await meter.run(every: .seconds(2), count: 2) { await seen.add($0) } }
         for _ in 0..<2 {

@@ -86,8 +86,11 @@ public struct ProcessEnergyAccounting: Sendable {
         usages.reserveCapacity(count)
         var switches: [UInt64?] = []
         switches.reserveCapacity(count)
+        var earlier: [Tracked?] = []
+        earlier.reserveCapacity(count)
         for process in reading.processes {
             let before = tracked[process.identity]
+            earlier.append(before)
             let cpu = process.cpuNanoseconds &- min(process.cpuNanoseconds, before?.cpuNanoseconds ?? 0)
             usages.append(EnergyAttribution.Usage(pid: process.pid, cpuSeconds: Double(cpu) / 1e9))
             var delta: UInt64?
@@ -112,7 +115,7 @@ public struct ProcessEnergyAccounting: Sendable {
             let process = reading.processes[index]
             let label = reading.labels[index]
             let share = shares[index]
-            var joules = tracked[process.identity]?.joules
+            var joules = earlier[index]?.joules
             if let part = share.joules {
                 joules = (joules ?? 0) + part
                 attributed += part
