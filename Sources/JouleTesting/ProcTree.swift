@@ -43,18 +43,31 @@ public final class ProcTree: Sendable {
         }
     }
 
+    /// proc/PID/status (or a task's): the lines joule reads, with the context switch counts
+    /// when given (the kernel always prints them; older fixtures lacked them).
+    public static func statusText(pid: Int32, comm: String, ppid: Int32 = 1, uid: UInt32 = 1000, voluntarySwitches: UInt64? = nil) -> String {
+        var text = "Name:\t\(comm)\nPid:\t\(pid)\nPPid:\t\(ppid)\nUid:\t\(uid)\t\(uid)\t\(uid)\t\(uid)\n"
+        if let voluntarySwitches {
+            text += "voluntary_ctxt_switches:\t\(voluntarySwitches)\nnonvoluntary_ctxt_switches:\t7\n"
+        }
+        return text
+    }
+
     /// Writes proc/PID/{stat,status,cmdline,cgroup} and one task for the main thread.
     public func addProcess(
         pid: Int32, comm: String, state: String = "S", ppid: Int32 = 1, flags: UInt32 = 4_194_304,
         utime: UInt64 = 0, stime: UInt64 = 0, startTime: UInt64 = 1000, uid: UInt32 = 1000,
-        cmdline: [String]? = nil, cgroup: String = "/user.slice/user-1000.slice/session-1.scope"
+        cmdline: [String]? = nil, cgroup: String = "/user.slice/user-1000.slice/session-1.scope",
+        voluntarySwitches: UInt64? = nil
     ) throws {
         let stat = Self.statLine(
             pid: pid, comm: comm, state: state, ppid: ppid, flags: flags, utime: utime, stime: stime,
             startTime: startTime)
         try write("proc/\(pid)/stat", stat)
         try write("proc/\(pid)/task/\(pid)/stat", stat)
-        try write("proc/\(pid)/status", "Name:\t\(comm)\nPid:\t\(pid)\nPPid:\t\(ppid)\nUid:\t\(uid)\t\(uid)\t\(uid)\t\(uid)\n")
+        let status = Self.statusText(pid: pid, comm: comm, ppid: ppid, uid: uid, voluntarySwitches: voluntarySwitches)
+        try write("proc/\(pid)/status", status)
+        try write("proc/\(pid)/task/\(pid)/status", status)
         try write("proc/\(pid)/cmdline", (cmdline ?? [comm]).map { $0 + "\0" }.joined())
         try write("proc/\(pid)/cgroup", "0::\(cgroup)\n")
     }

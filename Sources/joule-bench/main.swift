@@ -1,7 +1,7 @@
 // joule-bench: in-process timings of library hot paths for scripts/bench.py. Thin on purpose:
-// it times the public APIs (ProcessSampler, BTSnoopReader + BeaconAdvert + the NDJSON writer,
-// HTTPRangeDownloader) on the monotonic clock and prints one JSON object. Not a test: nothing is
-// asserted.
+// it times the public APIs (ProcessSampler, ProcessEnergyAccounting and ProcessEnergyMeter,
+// BTSnoopReader + BeaconAdvert + the NDJSON writer, HTTPRangeDownloader) on the monotonic clock
+// and prints one JSON object. Not a test: nothing is asserted.
 import JouleHardware
 import JoulePolicy
 import JouleTransfers
@@ -58,6 +58,61 @@ func sample(_ arguments: [String]) {
         "{\"processes\":\(Int(median(counts))),\"rounds\":\(rounds),\"nsPerProcess\":\(median(perProcess)),"
             + "\"nsPerSample\":\(median(perSample)),\"coldNsPerProcess\":\(cold / Double(max(1, first.count))),"
             + "\"openDescriptors\":\(sampler.openDescriptorCount)}")
+}
+
+/// `joule top`'s attribution per sample over every live process: `ProcessEnergyAccounting.record`
+/// (deltas by identity, Kepler's active/idle split, the shares, energy since start per process
+/// and per unit, the rows) on readings taken between the timed calls, with a host figure of
+/// 15 W supplied so that every share is computed (this machine may have no RAPL). Then the
+/// whole `ProcessEnergyMeter.sample()`: power source, /proc/stat, every process's CPU time and
+/// voluntary switches, labels, attribution.
+func energy(_ arguments: [String]) async {
+    let rounds = option("--rounds", arguments, default: 50)
+    let sampler = ProcessSampler()
+    let cpu = CPUStatReader()
+    let procfs = ProcFS()
+    let source = PowerSource(kind: .rapl, rapl: RAPLHostDomains(basis: .psys, zoneIDs: ["intel-rapl:1"]))
+    var labels: [ProcessIdentity: ProcessEnergyAccounting.Label] = [:]
+    var accounting = ProcessEnergyAccounting()
+    var time = 0.0
+    func reading() -> ProcessEnergyAccounting.Reading {
+        let processes: [ProcessCPUSample]
+        let node: CPUTimes
+        do {
+            processes = try sampler.sample(voluntarySwitches: true)
+            node = try cpu.read().all
+        } catch { fail("\(error)") }
+        let named = processes.map { process in
+            if let known = labels[process.identity] { return known }
+            let label = ProcessEnergyAccounting.Label(
+                name: (try? procfs.stat(process.pid))?.comm ?? "?", unit: procfs.cgroup(process.pid).map(SystemdUnitLabel.unit(cgroupPath:)))
+            labels[process.identity] = label
+            return label
+        }
+        time += 1
+        return .init(time: time, processes: processes, labels: named, node: node, source: source, hostWatts: 15)
+    }
+    _ = accounting.record(reading())
+    var attribute: [Double] = []
+    var counts: [Double] = []
+    for _ in 0..<rounds {
+        let next = reading()
+        let start = now()
+        let sample = accounting.record(next)
+        attribute.append(Double(now() - start))
+        counts.append(Double(sample.processes.count))
+    }
+    let meter = ProcessEnergyMeter(source: UdevDeviceSource(), clock: SystemClock())
+    do { _ = try await meter.sample() } catch { fail("\(error)") }
+    var whole: [Double] = []
+    for _ in 0..<max(1, rounds / 2) {
+        let start = now()
+        do { _ = try await meter.sample() } catch { fail("\(error)") }
+        whole.append(Double(now() - start))
+    }
+    print(
+        "{\"processes\":\(Int(median(counts))),\"rounds\":\(rounds),\"attributeNsPerSample\":\(median(attribute)),"
+            + "\"sampleNsPerSample\":\(median(whole)),\"sampleRounds\":\(whole.count)}")
 }
 
 /// Adverts per second decoding a capture into NDJSON, the buffer emptied in 1 MiB chunks as the
@@ -117,7 +172,8 @@ final class Counter: Sendable {
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "sample": sample(Array(arguments.dropFirst()))
+case "energy": await energy(Array(arguments.dropFirst()))
 case "decode": decode(Array(arguments.dropFirst()))
 case "download": await download(Array(arguments.dropFirst()))
-default: fail("usage: joule-bench sample [--rounds N] | decode FILE [--rounds N] | download URL DEST [--sync-bytes N] [--sync-ms N]")
+default: fail("usage: joule-bench sample [--rounds N] | energy [--rounds N] | decode FILE [--rounds N] | download URL DEST [--sync-bytes N] [--sync-ms N]")
 }

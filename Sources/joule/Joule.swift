@@ -9,7 +9,8 @@ struct Joule: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self,
             CPUMonitorCommand.self, ReportsCommand.self, EnforceCommand.self, DevicesCommand.self, DaemonCommand.self,
-            TransferCommand.self, RunCommand.self, AppCommand.self, ExportCommand.self, HistoryCommand.self,
+            TransferCommand.self, RunCommand.self, AppCommand.self, TopCommand.self, HistoryCommand.self,
+            ExportCommand.self,
         ]
     )
 }

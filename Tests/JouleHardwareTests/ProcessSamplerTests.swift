@@ -125,4 +125,64 @@ import Testing
         #expect(me.state == .running || me.state == .sleeping)
         #expect(samples.count > 1)
     }
+
+    @Test func voluntarySwitchesOfASingleThreadedProcessComeThroughAKeptDescriptor() throws {
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 10, comm: "solo", utime: 100, voluntarySwitches: 40)
+        try tree.write("proc/10/schedstat", "1000000000 0 5\n")
+        let sampler = ProcessSampler(root: tree.path, ticksPerSecond: 100)
+        #expect(try sampler.sample().first?.voluntarySwitches == nil)  // not asked for
+        #expect(sampler.openDescriptorCount == 3)
+        #expect(try sampler.sample(voluntarySwitches: true).first?.voluntarySwitches == 40)
+        #expect(sampler.openDescriptorCount == 4)  // stat, schedstat, task/, status
+        // Run time unchanged: it never ran, so it cannot have switched; status is not read.
+        try tree.write("proc/10/status", ProcTree.statusText(pid: 10, comm: "solo", voluntarySwitches: 45))
+        #expect(try sampler.sample(voluntarySwitches: true).first?.voluntarySwitches == 40)
+        try tree.write("proc/10/schedstat", "1000500000 0 9\n")
+        #expect(try sampler.sample(voluntarySwitches: true).first?.voluntarySwitches == 45)
+    }
+
+    @Test func voluntarySwitchesOfAMultiThreadedProcessAreSummedOverItsThreads() throws {
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 20, comm: "pool", utime: 10, voluntarySwitches: 7)
+        try tree.write("proc/20/stat", ProcTree.statLine(pid: 20, comm: "pool", utime: 10, threads: 2))
+        try tree.write("proc/20/task/21/stat", ProcTree.statLine(pid: 21, comm: "worker"))
+        try tree.write("proc/20/task/21/status", ProcTree.statusText(pid: 21, comm: "worker", voluntarySwitches: 1000))
+        let sampler = ProcessSampler(root: tree.path, ticksPerSecond: 100)
+        #expect(try sampler.sample(voluntarySwitches: true).first?.voluntarySwitches == 1007)
+        // A thread that exits takes its count along: the sum drops.
+        try tree.write("proc/20/stat", ProcTree.statLine(pid: 20, comm: "pool", utime: 10, threads: 1))
+        try FileManager.default.removeItem(atPath: tree.path + "/proc/20/task/21")
+        #expect(try sampler.sample(voluntarySwitches: true).first?.voluntarySwitches == 7)
+    }
+
+    @Test func aStatusWithoutTheSwitchLineIsUnknownNotZero() throws {
+        let tree = try ProcTree()
+        try tree.addProcess(pid: 30, comm: "old")
+        let sampler = ProcessSampler(root: tree.path)
+        let sample = try #require(try sampler.sample(voluntarySwitches: true).first)
+        #expect(sample.voluntarySwitches == nil)
+    }
+
+    @Test func statusDecoderReadsOnlyTheVoluntaryLine() {
+        func decode(_ text: String) -> UInt64? {
+            Array(text.utf8).withUnsafeBytes { ProcessStatus.voluntarySwitches(in: $0) }
+        }
+        #expect(decode("Name:\ta\nnonvoluntary_ctxt_switches:\t9\nvoluntary_ctxt_switches:\t12\n") == 12)
+        #expect(decode("Name:\ta\nvoluntary_ctxt_switches:\t3") == 3)
+        #expect(decode("Name:\ta\nnonvoluntary_ctxt_switches:\t9\n") == nil)
+        #expect(decode("Name:\ta\nvoluntary_ctxt_switches:\t-4\n") == nil)
+        #expect(decode("Name:\ta\nvoluntary_ctxt_switches:\t99999999999999999999999\n") == nil)
+        #expect(decode("") == nil)
+    }
+
+    @Test func liveSwitchesOfThisProcessAreReadAndNeverTooFew() throws {
+        // At least what the leader alone had switched just before, as the kernel prints it.
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") })
+        let leader = try #require(UInt64(line.split(separator: "\t").last ?? ""))
+        let sampler = ProcessSampler()
+        let me = try #require(try sampler.sample(only: [CurrentProcess.pid], voluntarySwitches: true).first)
+        #expect(try #require(me.voluntarySwitches) >= leader)
+    }
 }

@@ -16,6 +16,13 @@ extension Syscalls {
 
     /// isatty(3) on `fd`.
     static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// ioctl(2) TIOCGWINSZ on `fd`: rows and columns; nil for a pipe or a terminal that says 0.
+    static func terminalSize(_ fd: Int32) -> (rows: Int, columns: Int)? {
+        var size = winsize()
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0, size.ws_col > 0 else { return nil }
+        return (Int(size.ws_row), Int(size.ws_col))
+    }
 }
 
 extension CurrentProcess {
@@ -28,5 +35,11 @@ extension Console {
     /// Whether `stream` is a terminal, where progress bars are drawn instead of byte counts.
     public static func isTerminal(_ stream: Stream) -> Bool {
         Syscalls.isTerminal(stream == .standardOutput ? Syscalls.standardOutput : Syscalls.standardError)
+    }
+
+    /// The terminal's size in rows and columns, for views that fill the screen (`joule top`);
+    /// nil when `stream` is not a terminal.
+    public static func terminalSize(_ stream: Stream) -> (rows: Int, columns: Int)? {
+        Syscalls.terminalSize(stream == .standardOutput ? Syscalls.standardOutput : Syscalls.standardError)
     }
 }

@@ -13,11 +13,16 @@ public struct ProcessCPUSample: Sendable, Hashable {
     public var ppid: Int32
     public var flags: UInt32
     public var threadCount: Int
+    /// Voluntary context switches of all live threads (each is a sleep the process woke from:
+    /// `joule top`'s wakeups); nil unless asked for, or when unreadable. Threads that exited
+    /// take their count with them, so it can drop: compare with care.
+    public var voluntarySwitches: UInt64?
 
     public init(
         pid: Int32, startTimeTicks: UInt64, cpuNanoseconds: UInt64, state: ProcessState, ppid: Int32,
-        flags: UInt32, threadCount: Int
+        flags: UInt32, threadCount: Int, voluntarySwitches: UInt64? = nil
     ) {
+        self.voluntarySwitches = voluntarySwitches
         self.pid = pid
         self.startTimeTicks = startTimeTicks
         self.cpuNanoseconds = cpuNanoseconds

@@ -16,6 +16,12 @@
 /// process is reaped, reads fail (ESRCH) and the sampler reopens by path, finding the PID's
 /// new owner, if any, under a new identity (pid, starttime). Vanished processes are skipped,
 /// never errors. Not Sendable: it owns descriptors and a buffer, and lives inside one actor.
+///
+/// Asked for voluntary context switches (`joule top`'s wakeups), it also reads
+/// `voluntary_ctxt_switches` from /proc/PID/status, which the kernel formats for one task only
+/// and slowly (~15 µs). A single-threaded process keeps that descriptor open too and is not read
+/// again while its schedstat run time stands still (no run, no switch); a multi-threaded one
+/// sums /proc/PID/task/TID/status over its threads, opened per sample since threads come and go.
 public final class ProcessSampler {
     public let procfs: ProcFS
     /// Clock ticks per second, the unit of /proc/PID/stat times.
@@ -36,6 +42,10 @@ public final class ProcessSampler {
         var cpuAnchor: UInt64 = 0
         var anchored = false
         var samplesSinceStat = 0
+        var statusFD: Int32 = -1
+        /// The last voluntary switch count read, and the CPU time it was read at.
+        var switches: UInt64?
+        var switchesAtNanoseconds: UInt64 = 0
     }
 
     private var entries: [Int32: Entry] = [:]
@@ -68,9 +78,10 @@ public final class ProcessSampler {
     /// Descriptors currently held open.
     public var openDescriptorCount: Int { openCount }
 
-    /// Samples every process listed in /proc, or only `pids` when given. Throws only when
-    /// /proc itself cannot be listed.
-    public func sample(only pids: Set<Int32>? = nil) throws(HardwareError) -> [ProcessCPUSample] {
+    /// Samples every process listed in /proc, or only `pids` when given; with
+    /// `voluntarySwitches`, each sample carries its process's voluntary context switches too.
+    /// Throws only when /proc itself cannot be listed.
+    public func sample(only pids: Set<Int32>? = nil, voluntarySwitches: Bool = false) throws(HardwareError) -> [ProcessCPUSample] {
         let listed = try Syscalls.listNumericEntries(procfs.procPath)
         generation &+= 1
         lastUndecodableCount = 0
@@ -78,7 +89,9 @@ public final class ProcessSampler {
         result.reserveCapacity(pids?.count ?? listed.count)
         for pid in listed {
             if let pids, !pids.contains(pid) { continue }
-            if let sample = read(pid) { result.append(sample) }
+            guard var sample = read(pid) else { continue }
+            if voluntarySwitches { sample.voluntarySwitches = switches(pid, sample) }
+            result.append(sample)
         }
         // Close descriptors of processes no longer listed (or no longer asked for).
         if entries.count > result.count {
@@ -92,7 +105,7 @@ public final class ProcessSampler {
     }
 
     private func closeAll(_ entry: Entry) {
-        for fd in [entry.statFD, entry.schedFD, entry.taskFD] where fd >= 0 {
+        for fd in [entry.statFD, entry.schedFD, entry.taskFD, entry.statusFD] where fd >= 0 {
             Syscalls.close(fd)
             openCount -= 1
         }
@@ -176,6 +189,54 @@ public final class ProcessSampler {
         entry.schedAnchor = ns
         entry.cpuAnchor = cpu
         entry.anchored = true
+    }
+
+    /// The process's voluntary context switches: its one task's status (through a kept
+    /// descriptor, and only when its run time moved), or the sum over its threads. Nil when
+    /// gone or when the kernel does not print the line.
+    private func switches(_ pid: Int32, _ sample: ProcessCPUSample) -> UInt64? {
+        let processPath = "\(procfs.procPath)/\(pid)"
+        guard sample.threadCount == 1, var entry = entries[pid] else {
+            return sample.threadCount == 1 ? switches(path: processPath + "/status") : threadSwitches(processPath)
+        }
+        // schedstat gives run time in ns: unchanged means the task never ran, so never switched.
+        if entry.anchored, let known = entry.switches, entry.switchesAtNanoseconds == sample.cpuNanoseconds { return known }
+        if entry.statusFD < 0, openCount < maxOpenDescriptors,
+           let fd = try? Syscalls.openForReading(processPath + "/status")
+        {
+            entry.statusFD = fd
+            openCount += 1
+        }
+        let count: UInt64?
+        if entry.statusFD >= 0 {
+            count = (try? Syscalls.pread(entry.statusFD, into: buffer, at: 0, path: "/proc/PID/status")).flatMap { n in
+                let bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buffer)[0..<n])
+                // A status longer than the buffer (thousands of groups) is read whole instead.
+                return ProcessStatus.voluntarySwitches(in: bytes) ?? (n == buffer.count ? switches(path: processPath + "/status") : nil)
+            }
+        } else {
+            count = switches(path: processPath + "/status")
+        }
+        entry.switches = count
+        entry.switchesAtNanoseconds = sample.cpuNanoseconds
+        entries[pid] = entry
+        return count
+    }
+
+    /// The sum over every thread still present; nil when none could be read.
+    private func threadSwitches(_ processPath: String) -> UInt64? {
+        guard let threads = try? Syscalls.listNumericEntries(processPath + "/task") else { return nil }
+        var total: UInt64?
+        for tid in threads {
+            guard let count = switches(path: "\(processPath)/task/\(tid)/status") else { continue }
+            total = ProcessStat.saturatingSum(total ?? 0, count)
+        }
+        return total
+    }
+
+    private func switches(path: String) -> UInt64? {
+        guard let bytes = try? Syscalls.readFile(path, limit: 1 << 16) else { return nil }
+        return bytes.withUnsafeBytes { ProcessStatus.voluntarySwitches(in: $0) }
     }
 
     /// Ticks to nanoseconds, saturating on absurd input.

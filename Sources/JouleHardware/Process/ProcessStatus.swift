@@ -22,4 +22,36 @@ public struct ProcessStatus: Sendable, Hashable {
         }
         return nil
     }
+
+    /// `voluntary_ctxt_switches` from status bytes, without allocating (the sampler reads it for
+    /// every process); nil when the line is missing or not a number. Anchored on a line start,
+    /// since `nonvoluntary_ctxt_switches:` ends with the same words.
+    public static func voluntarySwitches(in raw: UnsafeRawBufferPointer) -> UInt64? {
+        let key: StaticString = "\nvoluntary_ctxt_switches:"
+        let keyLength = key.utf8CodeUnitCount
+        guard raw.count > keyLength else { return nil }
+        let keyBytes = UnsafeRawBufferPointer(start: key.utf8Start, count: keyLength)
+        var start = 0
+        while start + keyLength <= raw.count {
+            guard raw[start] == 0x0A, raw[start + 1] == 0x76 else {  // "\nv"
+                start += 1
+                continue
+            }
+            var matched = true
+            for offset in 2..<keyLength where raw[start + offset] != keyBytes[offset] {
+                matched = false
+                break
+            }
+            guard matched else {
+                start += 1
+                continue
+            }
+            var index = start + keyLength
+            while index < raw.count, raw[index] == 0x09 || raw[index] == 0x20 { index += 1 }
+            var end = index
+            while end < raw.count, raw[end] >= 0x30, raw[end] <= 0x39 { end += 1 }
+            return try? ProcessStatFields.number(raw, index..<end, field: 0)
+        }
+        return nil
+    }
 }

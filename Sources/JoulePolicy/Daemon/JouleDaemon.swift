@@ -33,8 +33,8 @@ public actor JouleDaemon {
         public var transferTransport: (any TransferTransport)?
         /// Renders and serves the metrics (JouleMetrics); nil: no `/metrics`, and `GetMetrics` fails.
         public var metricsExporter: (any MetricsExporter)?
-        /// The host's energy for the metrics and the history's power column; nil: the daemon's
-        /// own meter (`JouleDaemon.energy`).
+        /// The host's energy for the history, `/metrics` and `joule export`; nil: a
+        /// `DaemonEnergy` over `source`, `knobRoot` and `procRoot` (`JouleDaemon.energy`).
         public var energySnapshots: (any EnergySnapshotSource)?
 
         public init(
@@ -81,6 +81,8 @@ public actor JouleDaemon {
 
     private let options: Options
     private let log: @Sendable (String) -> Void
+    /// Measured on demand: whoever records or exports energy calls `snapshot()`.
+    public nonisolated let energy: any EnergySnapshotSource
     private let notifier = ServiceNotifier()
     private var configuration: DaemonConfiguration
 
@@ -101,6 +103,8 @@ public actor JouleDaemon {
     public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
         self.log = log
+        energy = options.energySnapshots
+            ?? DaemonEnergy(source: options.source, root: options.knobRoot, procRoot: options.procRoot, log: log)
         do {
             configuration = try DaemonConfiguration.load(path: options.configPath)
         } catch {
@@ -145,7 +149,7 @@ public actor JouleDaemon {
         let authorizer = authorizer(bus: bus)
         let transfers = try await openTransfers(bus: bus, engine: engine)
         let history = DaemonHistory.open(
-            stateDirectory: options.stateDirectory, engine: engine, energy: options.energySnapshots, log: log)
+            stateDirectory: options.stateDirectory, engine: engine, energy: energy, log: log)
         self.history = history
         let service: EnergyService
         do {
@@ -341,7 +345,7 @@ public actor JouleDaemon {
     private func startMetrics(engine: EnergyMonitor, workloads: DaemonWorkloads, transfers: DaemonTransfers?) async {
         guard let exporter = options.metricsExporter else { return }
         let parts = DaemonMetrics.Parts(
-            engine: engine, workloads: workloads, transfers: transfers, energy: options.energySnapshots,
+            engine: engine, workloads: workloads, transfers: transfers, energy: energy,
             throttling: RaspberryPiThrottlingReader(root: options.knobRoot))
         let metrics = DaemonMetrics(exporter: exporter, parts: parts, log: log)
         self.metrics = metrics

@@ -1,12 +1,28 @@
-/// Splits what the host used over one interval between processes by their share of the CPU
-/// time the node was busy, as Kepler and Scaphandre do: process energy = host energy ×
-/// Δprocess CPU ÷ Δnode busy CPU. Pure: the caller measures, this divides.
+/// Splits what the host used over one interval between processes, as Kepler (0.10 and later,
+/// `internal/monitor/node.go` and `process.go`) does:
 ///
-/// The shares add up to the host's figure at most: when the processes sampled used more CPU
-/// than /proc/stat's busy time (the two are read at slightly different instants), the larger
-/// sum is the divisor, so no process is given energy the host did not use. Energy the node spent
-/// with no process to charge (interrupts, kernel threads not sampled) stays unattributed.
+///     node active energy = host energy × Δnode busy ticks ÷ Δnode total ticks     (/proc/stat)
+///     process energy     = node active energy × Δprocess CPU ÷ Δnode busy CPU
+///
+/// The rest of the host's energy is idle: the machine draws it whether or not anything runs,
+/// so no process is charged for it (Scaphandre charges busy-time shares of the whole host
+/// instead, which gives a process that runs alone on an idle laptop the laptop's whole idle
+/// draw). What the host used adds up exactly: Σ process + unattributed active + idle = host,
+/// where unattributed is busy time no sampled process accounts for (interrupts, softirqs,
+/// processes that exited within the interval). Pure: the caller measures, this divides.
+///
+/// When the processes sampled used more CPU than /proc/stat's busy time (the two are read at
+/// slightly different instants), the larger sum is the divisor, so no process is given energy
+/// the host did not use.
 public enum EnergyAttribution {
+    /// Kepler's split of the host's energy by the node's busy share of its CPU time; nil when
+    /// the host was not measured or no tick elapsed (a static fixture: no share to split by).
+    public static func split(hostJoules: Double?, busyTicks: UInt64, totalTicks: UInt64) -> (active: Double, idle: Double)? {
+        guard let host = hostJoules, host.isFinite, host >= 0, totalTicks > 0 else { return nil }
+        let active = host * Double(min(busyTicks, totalTicks)) / Double(totalTicks)
+        return (active, host - active)
+    }
+
     /// One process's CPU time in the interval.
     public struct Usage: Sendable, Hashable {
         public var pid: Int32
@@ -34,8 +50,8 @@ public enum EnergyAttribution {
     }
 
     /// - Parameters:
-    ///   - hostJoules: what the host used in the interval (RAPL or the battery), nil when
-    ///     nothing measures it.
+    ///   - hostJoules: the energy to divide: the node's active energy in the interval (see
+    ///     `split`), nil when nothing measures the host.
     ///   - interval: the interval's length in seconds.
     ///   - nodeBusySeconds: CPU seconds the node was busy in the interval, all cores together.
     public static func attribute(hostJoules: Double?, interval: Double, nodeBusySeconds: Double, usages: [Usage]) -> [Share] {
