@@ -235,13 +235,13 @@ actor SampleLog {
         let tree = try EnergyTree(EnergyTree.xps)
         let clock = ManualClock()
         let logged = LogLines()
-        let energy = DaemonEnergy(source: tree.source, root: FileRoot(tree.path), procRoot: tree.path, clock: clock, log: { logged.add($0) })
+        let energy = DaemonEnergy(source: tree.source, root: FileRoot(tree.path), procRoot: tree.path, clock: clock, log: { logged.append($0) })
         let first = await energy.snapshot()
         try FileManager.default.removeItem(atPath: tree.path + "/proc/stat")
         clock.advance(by: .seconds(5))
         let failed = await energy.snapshot()
         #expect(failed.systemWatts == nil && failed.domains == first.domains && failed.source == first.source)
-        #expect(logged.lines.contains { $0.contains("proc/stat") })
+        #expect(logged.all.contains { $0.contains("proc/stat") })
     }
 
     @Test func theDaemonOwnsOneUnlessGivenAnother() throws {
@@ -250,17 +250,8 @@ actor SampleLog {
             procRoot: "/", knobRoot: .live, stateDirectory: nil, runtimeDirectory: nil, environment: [:], uid: 0)
         #expect(try JouleDaemon(options: options, log: { _ in }).energy is DaemonEnergy)
         var injected = options
-        injected.energy = FixedEnergy()
+        injected.energySnapshots = FixedEnergy(nil)
         #expect(try JouleDaemon(options: injected, log: { _ in }).energy is FixedEnergy)
     }
 }
 
-struct FixedEnergy: EnergySnapshotSource {
-    func snapshot() async -> EnergySnapshot { EnergySnapshot(timestamp: 0, source: .model, origin: "model", systemWatts: nil) }
-}
-
-final class LogLines: Sendable {
-    private let stored = Mutex<[String]>([])
-    func add(_ line: String) { stored.withLock { $0.append(line) } }
-    var lines: [String] { stored.withLock { $0 } }
-}
