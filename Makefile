@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run test test-vm test-install release install uninstall bench fuzz clean
+.PHONY: deps build run test test-vm test-install release build-release install uninstall bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -57,6 +57,8 @@ INSTALL_ENV = SWIFT="$(SWIFT)" PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" BINDIR="$
 # The static-stdlib release joule in .build-release, its man pages and completions.
 release: deps
 	$(INSTALL_ENV) ./scripts/install.sh build
+
+build-release: release
 
 install: release
 	$(INSTALL_ENV) ./scripts/install.sh install
