@@ -70,18 +70,16 @@ public final class DBusMock: Sendable {
     /// Always the system interpreter: a pyenv shim earlier on PATH has no dbusmock.
     public static let python = "/usr/bin/python3"
 
-    /// Whether `python3 -m dbusmock` can run here (checked once, by importing it).
-    public static let isAvailable: Bool = {
+    /// Whether `python3 -m dbusmock` can run here (checked once, by importing it, on a thread
+    /// of its own: `.enabled { await DBusMock.isAvailable }`).
+    public static var isAvailable: Bool {
+        get async { await availability.value }
+    }
+
+    private static let availability = Task {
         guard FileManager.default.isExecutableFile(atPath: python) else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", "import dbusmock"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }()
+        return (try? await Program.run(python, ["-c", "import dbusmock"]))?.status == 0
+    }
 
     /// The Mock control interface every dbusmock object has.
     public static let mockInterface = "org.freedesktop.DBus.Mock"
@@ -95,7 +93,7 @@ public final class DBusMock: Sendable {
     /// Starts the mock on `address` (a `PrivateBusDaemon`'s) and waits up to 10 s for its name.
     /// `parameters` is the template's JSON dictionary, e.g. `{"ActiveProfile": "power-saver"}`.
     public init(_ template: Template, parameters: String? = nil, address: String) async throws {
-        guard Self.isAvailable else { throw Failure.missing }
+        guard await Self.isAvailable else { throw Failure.missing }
         self.template = template
         var arguments = ["-m", "dbusmock"]
         if let name = template.name {
@@ -165,12 +163,11 @@ public final class DBusMock: Sendable {
     /// Whether the mock process still runs.
     public var isRunning: Bool { process.isRunning }
 
-    /// Kills the mock; its name vanishes from the bus as its connection drops.
+    /// Kills the mock; its name vanishes from the bus as its connection drops. It does not
+    /// wait for the exit (Foundation reaps the child): a wait would block the cooperative
+    /// thread of a `defer`.
     public func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: logFile)
     }
 

@@ -75,14 +75,11 @@ public final class ManualClock: JouleClock {
         for sleeper in due { sleeper.continuation.resume() }
     }
 
-    /// Suspends until at least `count` tasks sleep on this clock, yielding to let them run.
-    /// Gives up after `maxYields` so a stuck engine fails a test instead of hanging it.
+    /// Suspends until at least `count` tasks sleep on this clock, looking every millisecond
+    /// with Task.sleep (a spin of yields would hold a cooperative thread). Gives up after
+    /// `timeout` seconds of real time so a stuck engine fails a test instead of hanging it.
     @discardableResult
-    public func waitForSleepers(_ count: Int = 1, maxYields: Int = 1_000_000) async -> Bool {
-        for _ in 0..<maxYields {
-            if sleeperCount >= count { return true }
-            await Task.yield()
-        }
-        return sleeperCount >= count
+    public func waitForSleepers(_ count: Int = 1, timeout: Double = 20) async -> Bool {
+        await eventually(timeout: timeout, every: .milliseconds(1)) { sleeperCount >= count }
     }
 }

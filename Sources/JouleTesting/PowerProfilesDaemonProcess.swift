@@ -34,7 +34,10 @@ public final class PowerProfilesDaemonProcess: Sendable {
     static let wrapper = "/usr/bin/umockdev-wrapper"
 
     public static var isAvailable: Bool {
-        executable != nil && FileManager.default.isExecutableFile(atPath: wrapper) && DBusMock.isAvailable
+        get async {
+            guard executable != nil, FileManager.default.isExecutableFile(atPath: wrapper) else { return false }
+            return await DBusMock.isAvailable
+        }
     }
 
     /// The polkitd mock ppd asks; it allows every action.
@@ -43,7 +46,7 @@ public final class PowerProfilesDaemonProcess: Sendable {
     private let testbed: URL
 
     public init(address: String) async throws {
-        guard let executable = Self.executable, Self.isAvailable else { throw Failure.missing }
+        guard let executable = Self.executable, await Self.isAvailable else { throw Failure.missing }
         polkit = try await DBusMock(.polkitd, address: address)
         try await polkit.call("AllowUnknown", arguments: [.bool(true)])
         testbed = FileManager.default.temporaryDirectory.appendingPathComponent("joule-ppd-\(UUID().uuidString)")
@@ -83,11 +86,9 @@ public final class PowerProfilesDaemonProcess: Sendable {
         (try? String(contentsOf: testbed.appendingPathComponent("ppd.log"), encoding: .utf8)) ?? ""
     }
 
+    /// Kills ppd and its polkit mock without waiting (Foundation reaps them), as `DBusMock.stop`.
     public func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         polkit.stop()
         try? FileManager.default.removeItem(at: testbed)
     }

@@ -68,13 +68,11 @@ public final class PrivateBusDaemon: Sendable {
         throw Failure.didNotListen(address)
     }
 
-    /// Kills the daemon and removes its directory.
+    /// Kills the daemon and removes its directory. It does not wait for the exit (Foundation
+    /// reaps the child): a wait here would block the cooperative thread of a `defer`.
     public func stop() {
         // dbus-daemon --nofork outside systemd ignores SIGTERM, so it is killed outright.
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -85,23 +83,10 @@ public final class PrivateBusDaemon: Sendable {
         return try await body(daemon)
     }
 
-    /// Runs a command line tool (busctl, dbus-send) to its end without blocking a thread.
-    /// Returns its exit status and standard output.
+    /// Runs a command line tool (busctl, dbus-send) to its end without blocking a cooperative
+    /// thread. Returns its exit status and its stdout and stderr together.
     public static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        return (status, String(decoding: data, as: UTF8.self))
+        let result = try await Program.run(executable, arguments, mergingErrors: true)
+        return (result.status, result.stdout)
     }
 }

@@ -38,10 +38,15 @@ public enum PrometheusTools {
 
     public static let python = "/usr/bin/python3"
 
-    /// Whether prometheus_client imports (checked once).
-    public static let hasPythonClient: Bool = {
-        (try? runBlocking(python, ["-c", "import prometheus_client.parser"], input: nil).status) == 0
-    }()
+    /// Whether prometheus_client imports (checked once, on a thread of its own:
+    /// `.enabled { await PrometheusTools.hasPythonClient }`).
+    public static var hasPythonClient: Bool {
+        get async { await pythonClient.value }
+    }
+
+    private static let pythonClient = Task {
+        (try? await run(python, ["-c", "import prometheus_client.parser"], input: nil))?.status == 0
+    }
 
     /// promtool: `$JOULE_PROMTOOL`, else one on PATH, else the one fetch-promtool.sh unpacked
     /// into .vm-cache; nil when there is none.
@@ -112,35 +117,12 @@ public enum PrometheusTools {
     }
 
     /// Runs `executable` on a thread of its own, feeding `input` to its stdin; `output` is
-    /// stdout, then stderr when `mergeErrors` (promtool speaks on stderr).
+    /// stdout, then stderr when it failed; with `mergeErrors` both always, as written
+    /// (promtool speaks on stderr).
     static func run(_ executable: String, _ arguments: [String], input: String?, mergeErrors: Bool = false) async throws
         -> (status: Int32, output: String)
     {
-        try await onThread { try runBlocking(executable, arguments, input: input, mergeErrors: mergeErrors) }
-    }
-
-    private static func runBlocking(_ executable: String, _ arguments: [String], input: String?, mergeErrors: Bool = false) throws
-        -> (status: Int32, output: String)
-    {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe(), stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = stdin
-        try process.run()
-        // Each pipe on its own thread, so neither a full pipe nor a large input can stall the child.
-        let feeding = Thread {
-            if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-            try? stdin.fileHandleForWriting.close()
-        }
-        feeding.start()
-        let errorText = ReadAll(errors.fileHandleForReading)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stderr = String(decoding: errorText.wait(), as: UTF8.self)
-        let stdout = String(decoding: data, as: UTF8.self)
-        return (process.terminationStatus, mergeErrors ? stdout + stderr : (process.terminationStatus == 0 ? stdout : stdout + stderr))
+        let result = try await Program.run(executable, arguments, input: input, mergingErrors: mergeErrors)
+        return (result.status, result.status == 0 ? result.stdout : result.stdout + result.stderr)
     }
 }

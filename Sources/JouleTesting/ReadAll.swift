@@ -2,12 +2,12 @@ import Foundation
 
 /// Drains a pipe on a background thread, so a child writing more than a pipe holds to one
 /// stream cannot stall while another is read.
-public final class ReadAll: @unchecked Sendable {
+final class ReadAll: @unchecked Sendable {
     private let lock = NSLock()
     private var data = Data()
     private let done = DispatchSemaphore(value: 0)
 
-    public init(_ handle: FileHandle) {
+    init(_ handle: FileHandle) {
         Thread.detachNewThread { [self] in
             let all = handle.readDataToEndOfFile()
             lock.withLock { data = all }
@@ -15,7 +15,7 @@ public final class ReadAll: @unchecked Sendable {
         }
     }
 
-    public func wait() -> Data {
+    func wait() -> Data {
         done.wait()
         return lock.withLock { data }
     }

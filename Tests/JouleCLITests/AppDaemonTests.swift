@@ -19,7 +19,7 @@ import Glibc
     @Test func theDaemonSupervisesARegisteredAppOverDBus() async throws {
         let daemon = try await DaemonHarness()
         try await daemon.start()
-        defer { daemon.stop() }
+        defer { daemon.end() }
         let run = try runUnder(daemon, ["--grace", "0.3"])
         guard await run.waitReady() else { return }
         #expect(try await run.entry()?["state"] as? String == "active")
@@ -49,13 +49,13 @@ import Glibc
         await client.close()
     }
 
-    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
     func aLockedSessionMakesItsUsersAppsInactive() async throws {
         let daemon = try await DaemonHarness()
         let logind = try await DBusMock(.logind, address: daemon.bus.address)
         defer { logind.stop() }
         try await daemon.start()
-        defer { daemon.stop() }
+        defer { daemon.end() }
         let run = try runUnder(daemon, [])
         guard await run.waitReady() else { return }
         let session = try await logind.call(
@@ -75,8 +75,8 @@ import Glibc
     @Test func lowPowerModeHalvesTheGraceAndAJouleRunThatDiesReleasesItsApp() async throws {
         let daemon = try await DaemonHarness()
         try await daemon.start()
-        defer { daemon.stop() }
-        let lowpower = try CLIHarness.run(["lowpower", "on"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address])
+        defer { daemon.end() }
+        let lowpower = try await CLIHarness.run(["lowpower", "on"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address])
         #expect(lowpower.status == 0, "\(lowpower.stderr)")
         try await daemon.waitForLog("Low Power Mode on")
         let run = try runUnder(daemon, ["--grace", "4"])
@@ -100,7 +100,7 @@ import Glibc
     @Test func movesAreRefusedForUnknownAppsAndOtherUsers() async throws {
         let daemon = try await DaemonHarness()
         try await daemon.start()
-        defer { daemon.stop() }
+        defer { daemon.end() }
         let client = try await daemon.client()
         do {
             _ = try await client.call(destination: "org.joule.Apps1", path: "/org/joule/Apps1", interface: "org.joule.Apps1",
@@ -130,13 +130,13 @@ import Glibc
         if NobodyBusctl.isAvailable {
             // The bus directory must let nobody (65534) reach the socket.
             chmod(daemon.bus.directory.path, 0o755)
-            func asNobody(_ arguments: [String]) throws -> (status: Int32, output: String) {
-                try NobodyBusctl.call(address: daemon.bus.address, "org.joule.Apps1", "/org/joule/Apps1", "org.joule.Apps1", arguments)
+            func asNobody(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+                try await NobodyBusctl.call(address: daemon.bus.address, "org.joule.Apps1", "/org/joule/Apps1", "org.joule.Apps1", arguments)
             }
             // nobody reaches the daemon, and sees none of root's apps.
-            let list = try asNobody(["List"])
+            let list = try await asNobody(["List"])
             #expect(list.status == 0 && list.output.contains("\"[]\""), "\(list.output)")
-            let (status, text) = try asNobody(["Background", "s", run.name])
+            let (status, text) = try await asNobody(["Background", "s", run.name])
             #expect(status != 0)
             // busctl words an AccessDenied reply as EACCES.
             #expect(text.contains("only that user or root may move it") || text.contains("Access denied"), "\(text)")

@@ -62,29 +62,19 @@ final class AppRunHarness: @unchecked Sendable {
 
     var appPID: Int32? { (log.first { $0["ready"] != nil }?["pid"] as? Int).map(Int32.init) }
 
-    /// Waits (polling every 50 ms, up to `timeout` s) until `condition` holds. It sleeps with
-    /// Task.sleep: a blocked cooperative thread would starve every other suite on 2 cores.
+    /// Waits (polling every 50 ms with Task.sleep, up to `timeout` s) until `condition` holds.
     @discardableResult
     func wait(_ timeout: Double = 20, _ what: String, _ condition: () async -> Bool) async -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        // The condition is looked at once more after the deadline: on a loaded machine this
-        // task may wake late, and what it waited for may have happened meanwhile.
-        while true {
-            if await condition() { return true }
-            if Date() >= deadline { break }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        if await eventually(timeout: timeout, every: .milliseconds(50), condition) { return true }
         Issue.record("timed out waiting for \(what); stderr: \(stderr); log: \(log)")
         return false
     }
 
     func waitReady() async -> Bool { await wait(30, "the app to start") { appPID != nil } }
 
-    /// `joule app ARGS` with this run's directories, run on a thread of its own (it blocks
-    /// until joule exits).
+    /// `joule app ARGS` with this run's directories.
     func app(_ arguments: [String]) async throws -> CLIHarness.Result {
-        let environment = environment
-        return try await onThread { try CLIHarness.run(["app"] + arguments, environment: environment) }
+        try await CLIHarness.run(["app"] + arguments, environment: environment)
     }
 
     func move(_ request: String) async throws {
@@ -123,11 +113,9 @@ final class AppRunHarness: @unchecked Sendable {
     /// joule run's exit status, waiting up to `timeout` s (then SIGKILL and nil).
     func exitStatus(timeout: Double = 20) async -> Int32? {
         guard await wait(timeout, "joule run to exit", { !process.isRunning }) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            await process.end(SIGKILL)
             return nil
         }
-        process.waitUntilExit()
         return process.terminationStatus
     }
 

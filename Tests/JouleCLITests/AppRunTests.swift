@@ -35,10 +35,11 @@ import Glibc
     }
 
     @Test func anOpenTaskKeepsItRunningUntilTheBudgetThenExpiryComesFiveSecondsEarly() async throws {
-        // Budget 8 s: the warning is due 3 s after entering the background; the task is never
+        // Budget 14 s: the warning is due 9 s after entering the background; the task is never
         // ended (a leak), so the app is suspended at the end of the budget. The grace (2 s) is
-        // what a crowded test machine needs for the app to ask for its task in time.
-        let run = try AppRunHarness(runOptions: ["--grace", "2", "--background-budget", "8"], appOptions: ["--task-on-background"])
+        // what a crowded test machine needs for the app to ask for its task in time, and the
+        // budget leaves it time for the `joule app` runs that look at the state past the grace.
+        let run = try AppRunHarness(runOptions: ["--grace", "2", "--background-budget", "14"], appOptions: ["--task-on-background"])
         guard await run.waitReady() else { return }
         try await run.move("background")
         await run.wait(20, "the task reply") { run.log.contains { ($0["heard"] as? [String: Any])?["taskId"] as? Int == 1 } }
@@ -51,7 +52,7 @@ import Glibc
         let warned = run.log.first { ($0["heard"] as? [String: Any])?["event"] as? String == "backgroundTimeWillExpire" }
         let since = try await run.entry()?["backgroundSince"] as? Double
         let deadline = (warned?["heard"] as? [String: Any])?["deadline"] as? Double
-        if let since, let deadline { #expect(abs(deadline - since - 8) < 0.01) }
+        if let since, let deadline { #expect(abs(deadline - since - 14) < 0.01) }
         #expect(entered != nil)
         await run.wait(20, "suspended after the budget") { await run.state() == "suspended" }
         #expect(run.processState() == "T")
@@ -60,7 +61,8 @@ import Glibc
     }
 
     @Test func aTaskEndedInTimeLetsItSuspendWithoutAnExpiryWarning() async throws {
-        let run = try AppRunHarness(runOptions: ["--grace", "0.3", "--background-budget", "20"],
+        // The grace (2 s) is what a crowded test machine needs for the app to ask for its task.
+        let run = try AppRunHarness(runOptions: ["--grace", "2", "--background-budget", "20"],
                                     appOptions: ["--task-on-background", "--task-seconds", "0.5"])
         guard await run.waitReady() else { return }
         try await run.move("background")
@@ -72,19 +74,20 @@ import Glibc
     }
 
     @Test func aCrashingAppsTaskEndsWithItsSocket() async throws {
-        let run = try AppRunHarness(runOptions: ["--grace", "0.3"], appOptions: ["--task-on-background", "--crash-after", "0.3"])
+        // The grace (2 s) is what a crowded test machine needs for the app to ask for its task.
+        let run = try AppRunHarness(runOptions: ["--grace", "2"], appOptions: ["--task-on-background", "--crash-after", "0.3"])
         guard await run.waitReady() else { return }
         let events = try CLIProcess(["app", "events", "--json"], environment: run.environment)
-        defer { _ = events.stop(SIGKILL) }
+        defer { events.end() }
         // Moves until the watcher prints one, so it has certainly subscribed.
         var lines: [String] = []
         for attempt in 0..<20 where lines.isEmpty {
             try await run.move(attempt % 2 == 0 ? "inactive" : "foreground")
-            if let line = events.nextLine(timeout: 1) { lines.append(line) }
+            if let line = await events.nextLine(timeout: 1) { lines.append(line) }
         }
         try await run.move("background")
         #expect(await run.exitStatus() == 3)
-        while let line = events.nextLine(timeout: 10) {
+        while let line = await events.nextLine(timeout: 10) {
             lines.append(line)
             if line.contains("\"exited\"") { break }
         }
@@ -123,7 +126,7 @@ import Glibc
     @Test func lowPowerModeHalvesTheGrace() async throws {
         let run = try AppRunHarness(runOptions: ["--grace", "4"], command: nil, extraEnvironment: [:])
         // The override is read when joule run starts; write it first through the CLI.
-        _ = try CLIHarness.run(["lowpower", "on"], environment: run.environment)
+        _ = try await CLIHarness.run(["lowpower", "on"], environment: run.environment)
         let halved = try AppRunHarness(runOptions: ["--grace", "4"], extraEnvironment: ["JOULE_STATE_DIR": run.directory + "/state"])
         guard await run.waitReady(), await halved.waitReady() else { return }
         try await halved.move("background")
@@ -140,33 +143,24 @@ import Glibc
     }
 
     @Test func stdinStdoutAndTheExitStatusPassThrough() async throws {
-        let process = Process()
-        process.executableURL = CLIHarness.binary
-        process.arguments = ["run", "--", "/bin/sh", "-c", "read line; echo got:$line; exit 3"]
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "JOULE_RUNTIME_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("joule-app-\(UUID())").path,
-            "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
-        ]) { _, new in new }
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        input.fileHandleForWriting.write(Data("hello\n".utf8))
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(text == "got:hello\n")
-        #expect(process.terminationStatus == 3)
+        let result = try await CLIHarness.run(
+            ["run", "--", "/bin/sh", "-c", "read line; echo got:$line; exit 3"],
+            environment: [
+                "JOULE_RUNTIME_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("joule-app-\(UUID())").path,
+                "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent",
+            ],
+            input: "hello\n")
+        #expect(result.stdout == "got:hello\n")
+        #expect(result.status == 3)
     }
 
     @Test func badInputIsRefusedOrIgnoredAndNamed() async throws {
         // A command that cannot start: 127 and the reason.
-        let missing = try CLIHarness.run(["run", "--", "/nonexistent/program"], environment: [
+        let missing = try await CLIHarness.run(["run", "--", "/nonexistent/program"], environment: [
             "JOULE_RUNTIME_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("joule-app-\(UUID())").path])
         #expect(missing.status == 127)
         #expect(missing.stderr.contains("/nonexistent/program: No such file or directory"))
-        let unknown = try CLIHarness.run(["run", "--", "no-such-command-joule"])
+        let unknown = try await CLIHarness.run(["run", "--", "no-such-command-joule"])
         #expect(unknown.status == 127)
         #expect(unknown.stderr.contains("no-such-command-joule: command not found"))
         // Garbage, an oversized packet and an unknown task id on the socket: logged, ignored,

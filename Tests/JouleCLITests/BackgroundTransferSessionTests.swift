@@ -33,7 +33,7 @@ struct BackgroundTransferSessionTests {
         #expect(try await first.transfers().map(\.id) == [firstID])
         await first.client.close()
 
-        #expect(daemon.stop(SIGTERM) == 0, "\(daemon.log)")
+        #expect(await daemon.stop(SIGTERM) == 0, "\(daemon.log)")
         try await daemon.start()
 
         let again = try await Self.session("org.example.sync", daemon)

@@ -65,59 +65,20 @@ enum BadInputRun {
     static let zone = "sys/class/thermal/thermal_zone0"
     static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
 
-    struct Result {
-        var status: Int32
-        var signalled: Bool
-        var timedOut: Bool
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs joule, killing it after `timeout` seconds.
-    static func run(_ arguments: [String], environment: [String: String]) throws -> Result {
-        let process = Process()
-        process.executableURL = CLIHarness.binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let outData = ReadAll(out.fileHandleForReading)
-        let errData = ReadAll(err.fileHandleForReading)
-        var timedOut = false
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            timedOut = true
-            process.interrupt()
-            if exited.wait(timeout: .now() + 2) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                exited.wait()
-            }
-        }
-        return Result(
-            status: process.terminationStatus,
-            signalled: process.terminationReason == .uncaughtSignal,
-            timedOut: timedOut,
-            stdout: String(decoding: outData.wait(), as: UTF8.self),
-            stderr: String(decoding: errData.wait(), as: UTF8.self))
+    /// Runs joule to its end on a thread of its own, interrupting it after `timeout` seconds
+    /// (then killing it 2 s later).
+    static func run(_ arguments: [String], environment: [String: String]) async throws -> Program.Result {
+        try await Program.run(
+            CLIHarness.binary, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            timeout: timeout)
     }
 
     /// A temporary directory holding a copy of `fixture` (symlinks kept).
-    static func copyFixture(_ fixture: String) throws -> URL {
+    static func copyFixture(_ fixture: String) async throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-matrix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let copy = Process()
-        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
-        copy.arguments = ["-a", CLIHarness.fixturesDirectory.appendingPathComponent(fixture).path + "/.", dir.path]
-        try copy.run()
-        copy.waitUntilExit()
-        #expect(copy.terminationStatus == 0)
+        let copy = try await Program.run("/bin/cp", ["-a", CLIHarness.fixturesDirectory.appendingPathComponent(fixture).path + "/.", dir.path])
+        #expect(copy.status == 0, "\(copy.stderr)")
         return dir
     }
 
@@ -406,7 +367,7 @@ extension ProcStatCase {
 
 @Suite struct BadInputMatrixTests {
     @Test(arguments: BadInputCase.all)
-    func row(_ row: BadInputCase) throws {
+    func row(_ row: BadInputCase) async throws {
         var cleanup: URL?
         defer { if let cleanup { try? FileManager.default.removeItem(at: cleanup) } }
         var root = ""
@@ -415,7 +376,7 @@ extension ProcStatCase {
         case .none:
             break
         case .fixture(let name, let edits):
-            let dir = try BadInputRun.copyFixture(name)
+            let dir = try await BadInputRun.copyFixture(name)
             cleanup = dir
             root = dir.path
             for (path, contents) in edits {
@@ -427,7 +388,7 @@ extension ProcStatCase {
                 }
             }
         case .danglingLink(let name, let paths):
-            let dir = try BadInputRun.copyFixture(name)
+            let dir = try await BadInputRun.copyFixture(name)
             cleanup = dir
             root = dir.path
             for path in paths {
@@ -451,7 +412,7 @@ extension ProcStatCase {
         let arguments = row.arguments.map {
             $0.replacingOccurrences(of: "{ROOT}", with: root).replacingOccurrences(of: "{FILE}", with: file)
         }
-        let result = try BadInputRun.run(arguments, environment: row.environment.merging(
+        let result = try await BadInputRun.run(arguments, environment: row.environment.merging(
             ["JOULE_STATE_DIR": FileManager.default.temporaryDirectory.appendingPathComponent("joule-matrix-state").path]) { a, _ in a })
         #expect(!result.timedOut, "hung: \(arguments)")
         #expect(!result.signalled, "crashed with signal \(result.status): \(result.stderr)")
@@ -480,7 +441,7 @@ extension ProcStatCase {
     }
 
     @Test(arguments: ProcStatCase.all)
-    func procPIDStat(_ row: ProcStatCase) {
+    func procPIDStat(_ row: ProcStatCase) async {
         switch row.outcome {
         case .error(let expected):
             #expect(throws: expected) { try ProcessStat.parse(row.bytes) }
@@ -495,7 +456,7 @@ extension ProcStatCase {
 
     /// A PID listed in /proc whose stat vanished (the process exited between the listing and
     /// the read) and one whose stat is garbage are skipped, never errors or zero samples.
-    @Test func samplerSkipsVanishedAndUndecodableProcesses() throws {
+    @Test func samplerSkipsVanishedAndUndecodableProcesses() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-matrix-proc-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let proc = dir.appendingPathComponent("proc")

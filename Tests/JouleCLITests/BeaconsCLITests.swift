@@ -16,36 +16,36 @@ import Testing
         "all-kinds-h4", "all-kinds-raw1001", "all-kinds-monitor2001", "multi-report-h4", "extended-h4", "malformed-h4",
         "truncated-record-h4", "truncated-header-h4",
     ])
-    func scanJSONReplay(name: String) throws {
-        let result = try CLIHarness.run(["beacons", "scan", "--json", "--replay", Self.path(name + ".btsnoop")])
+    func scanJSONReplay(name: String) async throws {
+        let result = try await CLIHarness.run(["beacons", "scan", "--json", "--replay", Self.path(name + ".btsnoop")])
         #expect(result.status == 0)
         #expect(result.stdout == (try Self.expected(name + ".expected.ndjson")))
         if name.hasPrefix("truncated") { #expect(result.stderr.contains("replay ends here")) }
         if name == "malformed-h4" { #expect(result.stderr.contains("warning:")) }
     }
 
-    @Test func scanJSONThroughTheSessionPathMatchesTooWhenPaced() throws {
+    @Test func scanJSONThroughTheSessionPathMatchesTooWhenPaced() async throws {
         // --realtime paces the replay event by event and flushes after each line.
-        let result = try CLIHarness.run(["beacons", "scan", "--json", "--realtime", "--replay", Self.path("multi-report-h4.btsnoop")])
+        let result = try await CLIHarness.run(["beacons", "scan", "--json", "--realtime", "--replay", Self.path("multi-report-h4.btsnoop")])
         #expect(result.status == 0)
         #expect(result.stdout == (try Self.expected("multi-report-h4.expected.ndjson")))
     }
 
-    @Test func scanTableReplay() throws {
-        let result = try CLIHarness.run(["beacons", "scan", "--replay", Self.path("all-kinds-h4.btsnoop")])
+    @Test func scanTableReplay() async throws {
+        let result = try await CLIHarness.run(["beacons", "scan", "--replay", Self.path("all-kinds-h4.btsnoop")])
         #expect(result.status == 0)
         #expect(result.stdout.contains("11 beacon(s)"))
         #expect(result.stdout.contains("https://www.example.com/beacon"))
     }
 
-    @Test func monitorReplay() throws {
-        let result = try CLIHarness.run(["beacons", "monitor", "--json", "--replay", Self.path("region-h4.btsnoop")] + Self.regions)
+    @Test func monitorReplay() async throws {
+        let result = try await CLIHarness.run(["beacons", "monitor", "--json", "--replay", Self.path("region-h4.btsnoop")] + Self.regions)
         #expect(result.status == 0)
         #expect(result.stdout == (try Self.expected("region-h4.monitor.expected.ndjson")))
     }
 
-    @Test func monitorExitTimeoutAndExec() throws {
-        let result = try CLIHarness.run([
+    @Test func monitorExitTimeoutAndExec() async throws {
+        let result = try await CLIHarness.run([
             "beacons", "monitor", "--replay", Self.path("region-h4.btsnoop"), "--exit-timeout", "20",
             "--exec", "echo \"hook $JOULE_EVENT $JOULE_REGION $JOULE_TIMESTAMP [$JOULE_MAJOR]\"", "--region", "desk=\(Self.uuid):1:2",
         ])
@@ -55,20 +55,20 @@ import Testing
         #expect(hooks == ["hook enter desk 1700000000 [1]", "hook exit desk 1700000025 [1]", "hook enter desk 1700000030 [1]"])
     }
 
-    @Test func rangeReplay() throws {
-        let result = try CLIHarness.run(["beacons", "range", "--json", "--interval", "5", "--replay", Self.path("region-h4.btsnoop")] + Self.regions)
+    @Test func rangeReplay() async throws {
+        let result = try await CLIHarness.run(["beacons", "range", "--json", "--interval", "5", "--replay", Self.path("region-h4.btsnoop")] + Self.regions)
         #expect(result.status == 0)
         #expect(result.stdout == (try Self.expected("region-h4.range.expected.ndjson")))
     }
 
-    @Test func rangeOnceReplay() throws {
-        let result = try CLIHarness.run(["beacons", "range", "--once", "--json", "--replay", Self.path("region-h4.btsnoop")] + Self.regions)
+    @Test func rangeOnceReplay() async throws {
+        let result = try await CLIHarness.run(["beacons", "range", "--once", "--json", "--replay", Self.path("region-h4.btsnoop")] + Self.regions)
         #expect(result.status == 0)
         #expect(result.stdout == (try Self.expected("region-h4.range-once.expected.ndjson")))
     }
 
-    @Test func rangeOnceWithoutBeacons() throws {
-        let result = try CLIHarness.run([
+    @Test func rangeOnceWithoutBeacons() async throws {
+        let result = try await CLIHarness.run([
             "beacons", "range", "--once", "--timeout", "2", "--replay", Self.path("region-h4.btsnoop"), "--region",
             "F7826DA6-4FA2-4E98-8024-BC5B71E0893F",
         ])
@@ -76,20 +76,20 @@ import Testing
         #expect(result.stderr.contains("no beacon of the regions heard within 2"))
     }
 
-    @Test func recordConvertsCapturesToH4() throws {
+    @Test func recordConvertsCapturesToH4() async throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("joule-record-\(UInt32.random(in: 0...UInt32.max)).btsnoop").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let record = try CLIHarness.run(["beacons", "record", "--replay", Self.path("all-kinds-monitor2001.btsnoop"), "--out", out])
+        let record = try await CLIHarness.run(["beacons", "record", "--replay", Self.path("all-kinds-monitor2001.btsnoop"), "--out", out])
         #expect(record.status == 0)
         let data = try #require(FileManager.default.contents(atPath: out))
         #expect(Array(data.prefix(16)) == Array("btsnoop\0".utf8) + [0, 0, 0, 1, 0, 0, 0x03, 0xEA])
-        let scan = try CLIHarness.run(["beacons", "scan", "--json", "--replay", out])
+        let scan = try await CLIHarness.run(["beacons", "scan", "--json", "--replay", out])
         #expect(scan.stdout == (try Self.expected("all-kinds-monitor2001.expected.ndjson")))
     }
 
-    @Test func missingCapture() throws {
+    @Test func missingCapture() async throws {
         for sub in [["scan", "--json"], ["scan"], ["monitor", "--region", Self.uuid], ["range", "--region", Self.uuid]] {
-            let result = try CLIHarness.run(["beacons"] + sub + ["--replay", "/nonexistent/x.btsnoop"])
+            let result = try await CLIHarness.run(["beacons"] + sub + ["--replay", "/nonexistent/x.btsnoop"])
             #expect(result.status == 1)
             #expect(result.stderr.contains("/nonexistent/x.btsnoop"))
             #expect(result.stderr.contains("No such file or directory"))
@@ -97,37 +97,37 @@ import Testing
     }
 
     @Test(arguments: ["bad-magic", "unknown-datalink", "short-header"])
-    func unreadableCaptures(name: String) throws {
-        let result = try CLIHarness.run(["beacons", "scan", "--json", "--replay", Self.path(name + ".btsnoop")])
+    func unreadableCaptures(name: String) async throws {
+        let result = try await CLIHarness.run(["beacons", "scan", "--json", "--replay", Self.path(name + ".btsnoop")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("btsnoop"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func badArguments() throws {
-        let badRegion = try CLIHarness.run(["beacons", "monitor", "--region", "office=not-a-uuid"])
+    @Test func badArguments() async throws {
+        let badRegion = try await CLIHarness.run(["beacons", "monitor", "--region", "office=not-a-uuid"])
         #expect(badRegion.status == 2)
         #expect(badRegion.stderr.contains("is not a UUID"))
-        let noRegion = try CLIHarness.run(["beacons", "range"])
+        let noRegion = try await CLIHarness.run(["beacons", "range"])
         #expect(noRegion.status == 2)
         #expect(noRegion.stderr.contains("--region"))
-        let badMajor = try CLIHarness.run(["beacons", "range", "--region", "x=\(Self.uuid):70000"])
+        let badMajor = try await CLIHarness.run(["beacons", "range", "--region", "x=\(Self.uuid):70000"])
         #expect(badMajor.status == 2)
         #expect(badMajor.stderr.contains("major"))
-        let badDuty = try CLIHarness.run(["beacons", "scan", "--duty", "300/30"])
+        let badDuty = try await CLIHarness.run(["beacons", "scan", "--duty", "300/30"])
         #expect(badDuty.status == 2)
         #expect(badDuty.stderr.contains("window cannot exceed the interval"))
-        let realtime = try CLIHarness.run(["beacons", "scan", "--realtime"])
+        let realtime = try await CLIHarness.run(["beacons", "scan", "--realtime"])
         #expect(realtime.status == 2)
     }
 
-    @Test func liveScanExplainsMissingBluetooth() throws {
+    @Test func liveScanExplainsMissingBluetooth() async throws {
         // Only meaningful on machines without Bluetooth, like the CI containers.
         guard !FileManager.default.fileExists(atPath: "/sys/class/bluetooth") else { return }
-        let result = try CLIHarness.run(["beacons", "scan"])
+        let result = try await CLIHarness.run(["beacons", "scan"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no Bluetooth support") || result.stderr.contains("no Bluetooth LE adapter"))
-        let record = try CLIHarness.run(["beacons", "record", "--out", "/nonexistent-dir/x.btsnoop"])
+        let record = try await CLIHarness.run(["beacons", "record", "--out", "/nonexistent-dir/x.btsnoop"])
         #expect(record.status == 1)
     }
 }

@@ -21,45 +21,25 @@ enum CLIHarness {
         return packageRoot.appendingPathComponent(".build/debug/joule")
     }
 
-    struct Result: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Result = Program.Result
 
-    /// Runs joule with `arguments` and extra environment, waiting for it to exit.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let errData = ReadAll(err.fileHandleForReading)
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData.wait(), as: UTF8.self))
+    /// Runs joule with `arguments` and extra environment to its end, on a thread of its own,
+    /// with `input` on stdin (nil: /dev/null).
+    static func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
+        try await Program.run(
+            binary, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new }, input: input)
     }
 }
 
 @Suite struct CLIBasicsTests {
-    @Test func usageErrorExitsTwo() throws {
-        let result = try CLIHarness.run(["--no-such-option"])
+    @Test func usageErrorExitsTwo() async throws {
+        let result = try await CLIHarness.run(["--no-such-option"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("no-such-option"))
     }
 
-    @Test func helpExitsZero() throws {
-        let result = try CLIHarness.run(["--help"])
+    @Test func helpExitsZero() async throws {
+        let result = try await CLIHarness.run(["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("joule"))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import JouleTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -25,6 +26,11 @@ final class CLIProcess: @unchecked Sendable {
         try process.run()
     }
 
+    /// A test that fails before `stop` leaves no joule running (and polling) behind.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     private func receive(_ data: Data) {
         lock.lock()
         defer {
@@ -43,15 +49,17 @@ final class CLIProcess: @unchecked Sendable {
     }
 
     /// The next unread line, waiting up to `timeout` seconds of real time for it (a bound
-    /// against hanging, not an assertion about speed).
-    func nextLine(timeout: Double = 20) -> String? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        lock.lock()
-        defer { lock.unlock() }
-        while lines.isEmpty && !ended {
-            if !lock.wait(until: deadline) { break }
+    /// against hanging, not an assertion about speed). It polls with Task.sleep, holding no
+    /// cooperative thread while it waits.
+    func nextLine(timeout: Double = 20) async -> String? {
+        var line: String?
+        _ = await eventually(timeout: timeout) {
+            lock.withLock {
+                if !lines.isEmpty { line = lines.removeFirst() }
+                return line != nil || ended
+            }
         }
-        return lines.isEmpty ? nil : lines.removeFirst()
+        return line
     }
 
     /// Lines received so far and not yet read.
@@ -64,28 +72,32 @@ final class CLIProcess: @unchecked Sendable {
     /// Whether joule has exited on its own (or been stopped).
     var hasExited: Bool { !process.isRunning }
 
-    /// Sends `signal` and waits for the exit status.
-    func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+    /// Sends `signal` and waits for the exit status, and (up to 10 s) for the last of its
+    /// output to be read, so `pendingLines()` holds what it printed on its way out.
+    func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
+        let status = await process.end(signal)
+        _ = await eventually(timeout: 10) { lock.withLock { ended } }
+        return status
+    }
+
+    /// Sends `signal` without waiting for the exit, for a `defer` (which cannot await).
+    func end(_ signal: Int32 = SIGKILL) {
         if process.isRunning { kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 }
 
 /// A writable copy of a fixture in a temporary directory, for tests that change it.
 enum FixtureCopy {
-    static func make(_ name: String) throws -> String {
+    static func make(_ name: String) async throws -> String {
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("joule-fixture-\(UUID().uuidString)").path
-        let copy = Process()
-        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
-        copy.arguments = ["-a", CLIHarness.fixturesDirectory.appendingPathComponent(name).path, destination]
-        try copy.run()
-        copy.waitUntilExit()
-        guard copy.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        let copy = try await Program.run("/bin/cp", ["-a", CLIHarness.fixturesDirectory.appendingPathComponent(name).path, destination])
+        guard copy.status == 0 else { throw CocoaError(.fileWriteUnknown) }
         return destination
     }
 
+    /// Replaces the file whole (a rename): a poll never reads it empty between a truncation
+    /// and the write, which no sysfs attribute ever is.
     static func write(_ text: String, to path: String) throws {
-        try (text + "\n").write(toFile: path, atomically: false, encoding: .utf8)
+        try (text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
     }
 }

@@ -49,14 +49,14 @@ struct DaemonCLITests {
         #expect(try await daemon.actions(on: client) == Self.applied)
 
         // busctl, a peer sharing no code with joule, sees the contract.
-        let introspection = try Self.busctl(["--address=\(daemon.bus.address)", "introspect", "org.joule.Energy1", "/org/joule/Energy1"])
+        let introspection = try await Self.busctl(["--address=\(daemon.bus.address)", "introspect", "org.joule.Energy1", "/org/joule/Energy1"])
         for member in [".LowPowerMode", ".LowPowerModeSource", ".ThermalState", ".OnBattery", ".Percentage", ".WarningLevel",
                        ".SetLowPowerMode", ".GetStatus", ".GetMetrics", ".PowerStateDidChange", ".ThermalStateDidChange"] {
             #expect(introspection.contains(member), "introspection lacks \(member): \(introspection)")
         }
 
         await client.close()
-        #expect(daemon.stop(SIGTERM) == 0, "\(daemon.log)")
+        #expect(await daemon.stop(SIGTERM) == 0, "\(daemon.log)")
         #expect(try daemon.knobs.sysFiles() == before)
         #expect(daemon.log.contains("stopped; knobs restored"))
     }
@@ -87,7 +87,7 @@ struct DaemonCLITests {
         // A mode that is not on, off or auto is refused with InvalidArgs.
         await #expect(throws: BusError.self) { _ = try await daemon.call("SetLowPowerMode", [.string("maybe")], on: client) }
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// kill -9 with knobs applied leaves them written; a restart (after the user chose "off"
@@ -100,7 +100,7 @@ struct DaemonCLITests {
         let client = try await daemon.client()
         try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
         await client.close()
-        daemon.stop(SIGKILL)
+        await daemon.stop(SIGKILL)
         #expect(try daemon.knobs.read(Self.noTurbo) == "1\n")
         try daemon.knobs.write(Self.profile, "performance\n")  // another tool, meanwhile
         try FileManager.default.createDirectory(atPath: daemon.stateDirectory, withIntermediateDirectories: true)
@@ -116,7 +116,7 @@ struct DaemonCLITests {
         #expect(try await daemon.property("LowPowerMode", on: second) == .bool(false))
         #expect(try await daemon.actions(on: second).contains("platform_profile foreign"))
         await second.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
         #expect(try daemon.knobs.read(Self.profile) == "performance\n")
     }
 
@@ -128,9 +128,9 @@ struct DaemonCLITests {
         let client = try await daemon.client()
         try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
         await client.close()
-        daemon.stop(SIGKILL)
+        await daemon.stop(SIGKILL)
         #expect(try daemon.knobs.sysFiles() != before)
-        let restore = try CLIHarness.run(["daemon", "--restore", "--root", daemon.knobs.path], environment: daemon.environment)
+        let restore = try await CLIHarness.run(["daemon", "--restore", "--root", daemon.knobs.path], environment: daemon.environment)
         #expect(restore.status == 0, "\(restore.stderr)")
         #expect(restore.stderr.contains("no_turbo /sys/devices/system/cpu/intel_pstate/no_turbo: restored"))
         #expect(try daemon.knobs.sysFiles() == before)
@@ -151,7 +151,7 @@ struct DaemonCLITests {
         #expect(actions.filter { $0.hasSuffix(" applied") }.count == 4, "\(actions)")
         #expect(try daemon.knobs.read(Self.noTurbo) == "1\n")
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
         #expect(try daemon.knobs.read(Self.noTurbo) == "0\n")
     }
 
@@ -172,26 +172,25 @@ struct DaemonCLITests {
         try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
         #expect(daemon.log.contains("Low Power Mode on (battery-low)"))
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test func aBadConfigAtStartExits2NamingFileLineColumnKey() async throws {
         let daemon = try await DaemonHarness()
         try daemon.writeConfig("lowPowerMode:\n  actuators: [knobs, magic]\n")
         let process = try daemon.launch([])
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 2)
+        #expect(await process.exitStatus() == 2)
         #expect(daemon.log.contains("\(daemon.config):2:22: lowPowerMode.actuators: unknown actuator \"magic\""), "\(daemon.log)")
     }
 
     @Test func aSecondDaemonExits1NamingTheOwnersPid() async throws {
         let daemon = try await DaemonHarness()
         let first = try await daemon.start()
-        let second = DaemonHarnessRun.run(daemon, ["daemon", "--root", daemon.knobs.path, "--config", daemon.config])
+        let second = await DaemonHarnessRun.run(daemon, ["daemon", "--root", daemon.knobs.path, "--config", daemon.config])
         #expect(second.status == 1)
         #expect(second.stderr.contains("org.joule.Energy1 is already owned by pid \(first.processIdentifier)"), "\(second.stderr)")
         #expect(first.isRunning)
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     @Test func sessionWithoutASessionBusExits1SayingSo() async throws {
@@ -199,8 +198,7 @@ struct DaemonCLITests {
         var env = daemon.environment
         env["XDG_RUNTIME_DIR"] = nil
         let process = try daemon.launch(["--session"], environment: env)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
+        #expect(await process.exitStatus() == 1)
         #expect(daemon.log.contains("no session bus"), "\(daemon.log)")
     }
 
@@ -219,16 +217,16 @@ struct DaemonCLITests {
                     - process: \(sleeper.name)
             """)
         try await daemon.start()
-        #expect(sleeper.wait(stopped: true), "\(daemon.log)")
+        #expect(await sleeper.wait(stopped: true), "\(daemon.log)")
         try await daemon.waitForLog("enforce: {")
         let client = try await daemon.client()
         _ = try await daemon.call("SetLowPowerMode", [.string("off")], on: client)
-        #expect(sleeper.wait(stopped: false), "\(daemon.log)")
+        #expect(await sleeper.wait(stopped: false), "\(daemon.log)")
         _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)
-        #expect(sleeper.wait(stopped: true), "\(daemon.log)")
+        #expect(await sleeper.wait(stopped: true), "\(daemon.log)")
         await client.close()
-        #expect(daemon.stop() == 0)
-        #expect(sleeper.wait(stopped: false), "SIGTERM resumes what the daemon paused: \(daemon.log)")
+        #expect(await daemon.stop() == 0)
+        #expect(await sleeper.wait(stopped: false), "SIGTERM resumes what the daemon paused: \(daemon.log)")
     }
 
     /// A `cpuMonitor` watch runs inside the daemon: a busy loop over its limit leaves a report
@@ -241,10 +239,7 @@ struct DaemonCLITests {
         spinner.executableURL = daemon.directory.appendingPathComponent(name)
         spinner.arguments = ["-c", "while :; do :; done"]
         try spinner.run()
-        defer {
-            kill(spinner.processIdentifier, SIGKILL)
-            spinner.waitUntilExit()
-        }
+        defer { kill(spinner.processIdentifier, SIGKILL) }  // Foundation reaps it
         try daemon.writeConfig("""
             cpuMonitor:
               - match: ["^\(name)$"]
@@ -258,7 +253,7 @@ struct DaemonCLITests {
         let reports = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/reports")
         #expect(!reports.isEmpty)
         #expect(spinner.isRunning, "action report never signals")
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// Under systemd (Type=notify, WatchdogSec=): READY=1 with a STATUS= line once serving,
@@ -282,12 +277,9 @@ struct DaemonCLITests {
         listener.standardOutput = FileHandle.nullDevice
         listener.standardError = FileHandle.nullDevice
         try listener.run()
-        defer {
-            kill(listener.processIdentifier, SIGKILL)
-            listener.waitUntilExit()
-        }
+        defer { kill(listener.processIdentifier, SIGKILL) }  // Foundation reaps it
         func notes() -> String { (try? String(contentsOfFile: received, encoding: .utf8)) ?? "" }
-        for _ in 0..<100 where !notes().contains("LISTENING") { try await Task.sleep(for: .milliseconds(50)) }
+        _ = await eventually(every: .milliseconds(50)) { notes().contains("LISTENING") }
         var env = daemon.environment
         env["NOTIFY_SOCKET"] = socket
         env["WATCHDOG_USEC"] = "400000"
@@ -304,7 +296,7 @@ struct DaemonCLITests {
         kill(process.processIdentifier, SIGHUP)
         try await wait("RELOADING=1")
         try await wait("READY=1", count: 2)
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
         try await wait("STOPPING=1")
     }
 
@@ -324,14 +316,14 @@ struct DaemonCLITests {
         #expect(try await daemon.property("LowPowerMode", on: client) == .bool(true))
         #expect(try await daemon.property("LowPowerModeSource", on: client) == .string("manual"))
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     // MARK: power-profiles-daemon (dbusmock)
 
     /// With power-profiles-daemon on the bus, Low Power Mode is a power-saver hold and joule
     /// writes no knob; turning it off releases the hold.
-    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
     func powerProfilesDaemonHoldTakenAndReleased() async throws {
         let daemon = try await DaemonHarness()
         let ppd = try await DBusMock(.powerProfilesDaemon, address: daemon.bus.address)
@@ -353,12 +345,12 @@ struct DaemonCLITests {
         try await daemon.waitForLog("released power-saver hold")
         #expect(try await Self.holds(ppd).isEmpty)
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// The user picks a profile while joule holds power-saver: ppd releases the hold
     /// (ProfileReleased) and Low Power Mode turns off as a manual choice.
-    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
     func aUserProfileSwitchBecomesAManualChoice() async throws {
         let daemon = try await DaemonHarness()
         let ppd = try await DBusMock(.powerProfilesDaemon, address: daemon.bus.address)
@@ -372,12 +364,12 @@ struct DaemonCLITests {
         #expect(try await daemon.property("LowPowerModeSource", on: client) == .string("manual"))
         #expect(daemon.log.contains("the user picked balanced"))
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// The user switches the desktop to power-saver while Low Power Mode is off: it turns on
     /// with source power-profiles-daemon, and off again when they leave power-saver.
-    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
     func choosingPowerSaverTurnsLowPowerModeOn() async throws {
         let daemon = try await DaemonHarness(fixture: "dell-latitude-7490-full-on-ac")
         let ppd = try await DBusMock(.powerProfilesDaemon, address: daemon.bus.address)
@@ -393,13 +385,13 @@ struct DaemonCLITests {
         try await ppd.setProperty(interface: "net.hadess.PowerProfiles", name: "ActiveProfile", value: .string("balanced"))
         try await daemon.waitForProperty("LowPowerMode", .bool(false), on: client)
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// The real power-profiles-daemon (scripts/fetch-ppd.sh, under umockdev on the private
     /// bus): joule's hold switches it to power-saver, and kill -9 of joule drops the hold, as
     /// ppd drops the holds of a connection that goes away.
-    @Test(.enabled(if: PowerProfilesDaemonProcess.isAvailable, "needs power-profiles-daemon (JOULE_PPD, make test sets it)"))
+    @Test(.enabled("needs power-profiles-daemon (JOULE_PPD, make test sets it)") { await PowerProfilesDaemonProcess.isAvailable })
     func realPowerProfilesDaemonDropsTheHoldWhenJouleIsKilled() async throws {
         let daemon = try await DaemonHarness()
         let ppd = try await PowerProfilesDaemonProcess(address: daemon.bus.address)
@@ -409,7 +401,7 @@ struct DaemonCLITests {
         try await daemon.waitForLog("holding power-saver on ")
         let client = try #require(await PowerProfilesClient.find(on: observer))
         #expect(try await client.activeProfile() == "power-saver")
-        daemon.stop(SIGKILL)
+        await daemon.stop(SIGKILL)
         var active = ""
         for _ in 0..<100 {
             active = try await client.activeProfile()
@@ -424,7 +416,7 @@ struct DaemonCLITests {
 
     /// On the system bus, polkit decides SetLowPowerMode: refused (AccessDenied) until the
     /// action is allowed.
-    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
     func polkitAuthorisesSetLowPowerMode() async throws {
         let daemon = try await DaemonHarness(fixture: "dell-latitude-7490-full-on-ac")
         let polkit = try await DBusMock(.polkitd, address: daemon.bus.address)
@@ -442,7 +434,7 @@ struct DaemonCLITests {
         _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)
         #expect(try await daemon.property("LowPowerMode", on: client) == .bool(true))
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     /// Without polkit only root may call: another user's busctl gets AccessDenied.
@@ -452,7 +444,7 @@ struct DaemonCLITests {
         try await daemon.start()
         let socket = String(daemon.bus.address.dropFirst("unix:path=".count))
         chmod(URL(fileURLWithPath: socket).deletingLastPathComponent().path, 0o755)
-        let denied = try NobodyBusctl.call(
+        let denied = try await NobodyBusctl.call(
             address: daemon.bus.address, "org.joule.Energy1", "/org/joule/Energy1", "org.joule.Energy1", ["SetLowPowerMode", "s", "on"])
         #expect(denied.status != 0)
         #expect(denied.output.contains("Access denied"), "\(denied.output)")
@@ -462,7 +454,7 @@ struct DaemonCLITests {
         _ = try await daemon.call("SetLowPowerMode", [.string("on")], on: client)  // we are root
         #expect(try await daemon.property("LowPowerMode", on: client) == .bool(true))
         await client.close()
-        #expect(daemon.stop() == 0)
+        #expect(await daemon.stop() == 0)
     }
 
     // MARK: Helpers
@@ -476,27 +468,19 @@ struct DaemonCLITests {
         return holds.map { "\($0)" }
     }
 
-    static func busctl(_ arguments: [String]) throws -> String {
-        try run("/usr/bin/busctl", arguments).output
+    static func busctl(_ arguments: [String]) async throws -> String {
+        try await run("/usr/bin/busctl", arguments).output
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    /// Runs a tool to its end on a thread of its own: its status, and stdout and stderr together.
+    static func run(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await PrivateBusDaemon.run(executable, arguments)
     }
 }
 
 /// A run to completion with the harness's environment.
 enum DaemonHarnessRun {
-    static func run(_ daemon: DaemonHarness, _ arguments: [String]) -> CLIHarness.Result {
-        (try? CLIHarness.run(arguments, environment: daemon.environment)) ?? CLIHarness.Result(status: -1, stdout: "", stderr: "did not run")
+    static func run(_ daemon: DaemonHarness, _ arguments: [String]) async -> CLIHarness.Result {
+        (try? await CLIHarness.run(arguments, environment: daemon.environment)) ?? CLIHarness.Result(status: -1, stdout: "", stderr: "did not run")
     }
 }

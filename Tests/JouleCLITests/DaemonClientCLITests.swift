@@ -2,7 +2,6 @@ import Foundation
 import JouleHardware
 import JoulePolicy
 import JouleTesting
-import Synchronization
 import Testing
 
 /// `joule status`, `lowpower` and `watch` as clients of `joule daemon`: an `EnergyService`
@@ -44,40 +43,10 @@ import Testing
         return environment
     }
 
-    /// Runs joule to its end (in `directory` when given) without holding a thread of the
-    /// pool, which answers the bus.
+    /// Runs joule to its end (in `directory` when given) on a thread of its own, so that no
+    /// thread of the pool, which answers the bus, is held.
     static func run(_ arguments: [String], environment: [String: String], directory: URL? = nil) async throws -> CLIHarness.Result {
-        let process = Process()
-        process.executableURL = CLIHarness.binary
-        process.arguments = arguments
-        process.environment = environment
-        if let directory { process.currentDirectoryURL = directory }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let collected = Mutex((out: Data(), err: Data()))
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            collected.withLock { $0.out.append(data) }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            collected.withLock { $0.err.append(data) }
-        }
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        let restOut = out.fileHandleForReading.readDataToEndOfFile()
-        let restErr = err.fileHandleForReading.readDataToEndOfFile()
-        let (stdout, stderr) = collected.withLock { ($0.out + restOut, $0.err + restErr) }
-        return CLIHarness.Result(
-            status: status, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        try await Program.run(CLIHarness.binary, arguments, environment: environment, directory: directory)
     }
 
     /// A fresh bus, state directory and stand-in daemon for `body`.
@@ -174,16 +143,6 @@ import Testing
         }
     }
 
-    /// The next line of a running joule, polled so that no thread of the pool blocks.
-    static func nextLine(_ process: CLIProcess, timeout: Duration = .seconds(20)) async throws -> String? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let line = process.nextLine(timeout: 0) { return line }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return nil
-    }
-
     static func object(_ line: String?) throws -> [String: Any] {
         let line = try #require(line, "no line")
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
@@ -195,7 +154,7 @@ import Testing
             let watch = try CLIProcess(
                 ["watch", "--json", "--exec", "echo \"$JOULE_EVENT $JOULE_LOW_POWER $JOULE_REASON\" >> '\(log)'"],
                 environment: environment)
-            let snapshot = try Self.object(try await Self.nextLine(watch))
+            let snapshot = try await Self.object(watch.nextLine())
             #expect(snapshot["event"] as? String == "snapshot")
             #expect(snapshot["source"] as? String == "daemon")
             #expect(snapshot["timestamp"] is Double || snapshot["timestamp"] is Int)
@@ -206,19 +165,19 @@ import Testing
             next.source = .manual
             await daemon.service.update(next)
             await daemon.service.powerStateDidChange(lowPowerMode: true, reason: "manual-on")
-            let line = try #require(try await Self.nextLine(watch))
+            let line = try #require(await watch.nextLine())
             let event = try Self.object(line)
             #expect(event["event"] as? String == "powerStateDidChange")
             #expect(event["lowPowerMode"] as? Bool == true && event["reason"] as? String == "manual-on")
             #expect(line.hasPrefix(#"{"timestamp":"#) && line.hasSuffix(#","event":"powerStateDidChange","lowPowerMode":true,"reason":"manual-on"}"#), "\(line)")
 
             await daemon.service.thermalStateDidChange(state: .serious, previous: .nominal, cause: "thermal_zone0")
-            let thermal = try Self.object(try await Self.nextLine(watch))
+            let thermal = try await Self.object(watch.nextLine())
             #expect(thermal["event"] as? String == "thermalStateDidChange")
             #expect(thermal["state"] as? String == "serious" && thermal["previous"] as? String == "nominal")
             #expect(thermal["cause"] as? String == "thermal_zone0")
 
-            #expect(watch.stop(SIGTERM) == 0)
+            #expect(await watch.stop(SIGTERM) == 0)
             let hooks = try String(contentsOfFile: log, encoding: .utf8)
             #expect(hooks.contains("powerStateDidChange 1 manual-on"), "\(hooks)")
         }
@@ -227,12 +186,12 @@ import Testing
     @Test func watchEndsWithStatusOneWhenTheDaemonLeaves() async throws {
         try await Self.withDaemon { daemon, environment in
             let watch = try CLIProcess(["watch", "--json"], environment: environment)
-            _ = try Self.object(try await Self.nextLine(watch))
+            _ = try await Self.object(watch.nextLine())
             await daemon.close()
             let deadline = ContinuousClock.now + .seconds(20)
             while !watch.hasExited && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(watch.hasExited)
-            #expect(watch.stop(SIGTERM) == 1)
+            #expect(await watch.stop(SIGTERM) == 1)
             #expect(watch.pendingLines().isEmpty)
         }
     }
@@ -240,9 +199,9 @@ import Testing
     @Test func watchWithEngineOptionsReadsTheHardwareItself() async throws {
         try await Self.withDaemon { _, environment in
             let watch = try CLIProcess(["watch", "--json", "--root", Self.fixture, "--interval", "5"], environment: environment)
-            let snapshot = try Self.object(try await Self.nextLine(watch))
+            let snapshot = try await Self.object(watch.nextLine())
             #expect(snapshot["source"] as? String == "direct")
-            #expect(watch.stop(SIGTERM) == 0)
+            #expect(await watch.stop(SIGTERM) == 0)
         }
     }
 }

@@ -34,10 +34,8 @@ final class DaemonHarness: @unchecked Sendable {
     }
 
     deinit {
-        if let process, process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        // Not waited for: Foundation reaps the child, and a wait would block a cooperative thread.
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
         bus.stop()
         try? FileManager.default.removeItem(at: directory)
     }
@@ -123,11 +121,14 @@ final class DaemonHarness: @unchecked Sendable {
 
     /// Sends `signal` and waits for the exit; returns the status.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM) -> Int32 {
+    func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
         guard let process else { return -1 }
-        if process.isRunning { kill(process.processIdentifier, signal) }
-        process.waitUntilExit()
-        return process.terminationStatus
+        return await process.end(signal)
+    }
+
+    /// Sends `signal` without waiting for the exit, for a `defer` (which cannot await).
+    func end(_ signal: Int32 = SIGTERM) {
+        if let process, process.isRunning { kill(process.processIdentifier, signal) }
     }
 
     /// A client connection to the private bus.

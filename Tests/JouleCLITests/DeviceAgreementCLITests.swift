@@ -12,11 +12,11 @@ import Testing
     }
 
     @Test(arguments: cases)
-    func snapshotsAgree(_ fixture: String, _ subsystem: String) throws {
+    func snapshotsAgree(_ fixture: String, _ subsystem: String) async throws {
         let root = StatusCLITests.fixture(fixture)
-        let direct = try CLIHarness.run(["devices", subsystem, "--root", root])
+        let direct = try await CLIHarness.run(["devices", subsystem, "--root", root])
         #expect(direct.status == 0, "stderr: \(direct.stderr)")
-        let live = try CLIHarness.run(
+        let live = try await CLIHarness.run(
             ["devices", subsystem],
             environment: ["UMOCKDEV_DIR": root, "LD_PRELOAD": "libumockdev-preload.so.0"])
         #expect(live.status == 0, "stderr: \(live.stderr)")
@@ -29,11 +29,11 @@ import Testing
         }
     }
 
-    @Test func fixturesHaveDevicesInEverySubsystemTheyClaim() throws {
+    @Test func fixturesHaveDevicesInEverySubsystemTheyClaim() async throws {
         // Guards against a vacuous agreement: the ThinkPad tree has devices in all four.
         let root = StatusCLITests.fixture("thinkpad-t480-two-batteries-discharging")
         for subsystem in Self.subsystems {
-            let result = try CLIHarness.run(["devices", subsystem, "--root", root])
+            let result = try await CLIHarness.run(["devices", subsystem, "--root", root])
             let list = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [Any]
             #expect((list?.count ?? 0) > 0, "\(subsystem)")
         }

@@ -22,10 +22,10 @@ import Glibc
     }
 
     /// The next action line, checked to be `action` for `className`.
-    static func expectAction(_ enforce: CLIProcess, _ action: String, _ className: String) throws -> [String: Any] {
-        guard let text = enforce.nextLine() else {
+    static func expectAction(_ enforce: CLIProcess, _ action: String, _ className: String) async throws -> [String: Any] {
+        guard let text = await enforce.nextLine() else {
             // Say how joule ended, so a failure here is diagnosable.
-            Issue.record("no \(action) line for \(className); joule enforce ended with status \(enforce.stop(SIGTERM))")
+            Issue.record("no \(action) line for \(className); joule enforce ended with status \(await enforce.stop(SIGTERM))")
             throw CocoaError(.fileReadUnknown)
         }
         let line = try object(text)
@@ -38,8 +38,8 @@ import Glibc
 
     static func pids(_ line: [String: Any]) -> [Int] { targets(line).compactMap { $0["pid"] as? Int } }
 
-    @Test func thermalTripsPauseAndResumeProcessesByNameAndPidFile() throws {
-        let root = try FixtureCopy.make(Self.thinkpad)
+    @Test func thermalTripsPauseAndResumeProcessesByNameAndPidFile() async throws {
+        let root = try await FixtureCopy.make(Self.thinkpad)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
@@ -66,40 +66,42 @@ import Glibc
 
         // acpitz: critical trip 128 °C, so serious from 113 °C and fair from 103 °C.
         try FixtureCopy.write("105000", to: Self.zone(root))
-        let fair = try Self.expectAction(enforce, "pause", "background")
+        let fair = try await Self.expectAction(enforce, "pause", "background")
         #expect(fair["reason"] as? String == "thermal:fair")
         #expect(fair["thermalState"] as? String == "fair")
         #expect(fair["level"] as? String == "deferrable")
         #expect(Self.pids(fair) == [Int(named.pid)])
         #expect(Self.targets(fair).first?["result"] as? String == "stopped")
-        #expect(named.wait(stopped: true))
+        #expect(await named.wait(stopped: true))
         #expect(!byPidFile.isStopped && !untouched.isStopped)
         #expect(FileManager.default.fileExists(atPath: state.dir.appendingPathComponent("enforce-paused.json").path))
 
         try FixtureCopy.write("115000", to: Self.zone(root))
-        let serious = try Self.expectAction(enforce, "pause", "reports")
+        let serious = try await Self.expectAction(enforce, "pause", "reports")
         #expect(serious["reason"] as? String == "thermal:serious")
         #expect(Self.pids(serious) == [Int(byPidFile.pid)])
-        #expect(byPidFile.wait(stopped: true))
+        #expect(await byPidFile.wait(stopped: true))
 
         try FixtureCopy.write("40000", to: Self.zone(root))
         var resumed: [String] = []
         while resumed.count < 2 {
-            let line = try Self.object(enforce.nextLine())
+            let line = try await Self.object(enforce.nextLine())
             #expect(line["action"] as? String == "resume")
             #expect(line["reason"] as? String == "recovered")
             #expect(Self.targets(line).allSatisfy { $0["result"] as? String == "continued" })
             resumed.append(line["class"] as? String ?? "?")
         }
         #expect(Set(resumed) == ["background", "reports"])
-        #expect(named.wait(stopped: false) && byPidFile.wait(stopped: false))
+        #expect(await named.wait(stopped: false))
+        #expect(await byPidFile.wait(stopped: false))
 
         // Critical pauses both again; SIGTERM resumes both before joule exits.
         try FixtureCopy.write("124000", to: Self.zone(root))
-        _ = try Self.object(enforce.nextLine())
-        _ = try Self.object(enforce.nextLine())
-        #expect(named.wait(stopped: true) && byPidFile.wait(stopped: true))
-        #expect(enforce.stop(SIGTERM) == 0)
+        _ = try await Self.object(enforce.nextLine())
+        _ = try await Self.object(enforce.nextLine())
+        #expect(await named.wait(stopped: true))
+        #expect(await byPidFile.wait(stopped: true))
+        #expect(await enforce.stop(SIGTERM) == 0)
         let exitLines = try enforce.pendingLines().map { try Self.object($0) }
         #expect(exitLines.count == 2)
         #expect(exitLines.allSatisfy { $0["action"] as? String == "resume" && $0["reason"] as? String == "signal:SIGTERM" })
@@ -107,8 +109,8 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: state.dir.appendingPathComponent("enforce-paused.json").path))
     }
 
-    @Test func lowPowerModePausesDeferrableWorkAndResumesItWhenCharged() throws {
-        let root = try FixtureCopy.make(Self.thinkpad)
+    @Test func lowPowerModePausesDeferrableWorkAndResumesItWhenCharged() async throws {
+        let root = try await FixtureCopy.make(Self.thinkpad)
         defer { try? FileManager.default.removeItem(atPath: root) }
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
@@ -138,25 +140,25 @@ import Glibc
             }
         }
         try setBatteries(percent: 10, status: "Discharging")
-        let on = try Self.expectAction(enforce, "pause", "sync")
+        let on = try await Self.expectAction(enforce, "pause", "sync")
         #expect(on["reason"] as? String == "lowPowerMode")
         #expect(on["lowPowerMode"] as? Bool == true)
         #expect(Self.pids(on) == [Int(deferrable.pid)])
-        #expect(deferrable.wait(stopped: true))
+        #expect(await deferrable.wait(stopped: true))
         #expect(!optional.isStopped)
 
         // Plugged in and charged past 80 %: Low Power Mode turns off, the work resumes.
         try FixtureCopy.write("1", to: supplies + "AC/online")
         try setBatteries(percent: 85, status: "Charging")
-        let off = try Self.expectAction(enforce, "resume", "sync")
+        let off = try await Self.expectAction(enforce, "resume", "sync")
         #expect(off["reason"] as? String == "recovered")
         #expect(off["lowPowerMode"] as? Bool == false)
-        #expect(deferrable.wait(stopped: false))
-        #expect(enforce.stop(SIGINT) == 0)
+        #expect(await deferrable.wait(stopped: false))
+        #expect(await enforce.stop(SIGINT) == 0)
         #expect(!deferrable.isStopped && !optional.isStopped)
     }
 
-    @Test func newMatchingProcessesOfAPausedClassArePausedOnRescan() throws {
+    @Test func newMatchingProcessesOfAPausedClassArePausedOnRescan() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let first = try Sleeper()
@@ -164,23 +166,23 @@ import Glibc
         let policy = try Self.writePolicy("classes:\n  all:\n    match: [{processRegex: '^\(first.name)'}]\n", in: state.dir)
         let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
         let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json", "--interval", "0.2"], environment: state.env)
-        let pause = try Self.expectAction(enforce, "pause", "all")
+        let pause = try await Self.expectAction(enforce, "pause", "all")
         #expect(Self.pids(pause) == [Int(first.pid)])
-        #expect(first.wait(stopped: true))
+        #expect(await first.wait(stopped: true))
 
         let second = try Sleeper(name: first.name + "b")
         defer { second.end() }
-        let rescan = try Self.expectAction(enforce, "pause", "all")
+        let rescan = try await Self.expectAction(enforce, "pause", "all")
         #expect(rescan["reason"] as? String == "rescan")
         #expect(Self.pids(rescan) == [Int(second.pid)])
-        #expect(second.wait(stopped: true))
-        #expect(enforce.stop(SIGTERM) == 0)
+        #expect(await second.wait(stopped: true))
+        #expect(await enforce.stop(SIGTERM) == 0)
         let exit = try Self.object(enforce.pendingLines().first)
         #expect(Set(Self.pids(exit)) == [Int(first.pid), Int(second.pid)])
         #expect(!first.isStopped && !second.isStopped)
     }
 
-    @Test func theManualLowPowerOverridePausesAndResumes() throws {
+    @Test func theManualLowPowerOverridePausesAndResumes() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let sleeper = try Sleeper()
@@ -188,18 +190,18 @@ import Glibc
         let policy = try Self.writePolicy("classes:\n  sync:\n    level: deferrable\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
         let onAC = CLIHarness.fixturesDirectory.appendingPathComponent("dell-latitude-7490-full-on-ac").path
         let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", onAC, "--json", "--interval", "0.2"], environment: state.env)
-        #expect(try CLIHarness.run(["lowpower", "on"], environment: state.env).status == 0)
-        let on = try Self.expectAction(enforce, "pause", "sync")
+        #expect(try await CLIHarness.run(["lowpower", "on"], environment: state.env).status == 0)
+        let on = try await Self.expectAction(enforce, "pause", "sync")
         #expect(on["reason"] as? String == "lowPowerMode")
-        #expect(sleeper.wait(stopped: true))
-        #expect(try CLIHarness.run(["lowpower", "auto"], environment: state.env).status == 0)
-        _ = try Self.expectAction(enforce, "resume", "sync")
-        #expect(sleeper.wait(stopped: false))
-        #expect(enforce.stop(SIGTERM) == 0)
+        #expect(await sleeper.wait(stopped: true))
+        #expect(try await CLIHarness.run(["lowpower", "auto"], environment: state.env).status == 0)
+        _ = try await Self.expectAction(enforce, "resume", "sync")
+        #expect(await sleeper.wait(stopped: false))
+        #expect(await enforce.stop(SIGTERM) == 0)
         #expect(enforce.pendingLines().isEmpty)
     }
 
-    @Test func aCrashStillResumesPausedWork() throws {
+    @Test func aCrashStillResumesPausedWork() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let sleeper = try Sleeper()
@@ -208,16 +210,16 @@ import Glibc
         // hp-zbook is critical from the start: even `normal` work pauses at once.
         let fixture = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
         let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", fixture, "--json"], environment: state.env)
-        let pause = try Self.expectAction(enforce, "pause", "all")
+        let pause = try await Self.expectAction(enforce, "pause", "all")
         #expect(pause["reason"] as? String == "thermal:critical")
-        #expect(sleeper.wait(stopped: true))
+        #expect(await sleeper.wait(stopped: true))
         // SIGABRT is what a Swift runtime failure or abort() raises: the crash guard continues
         // every stopped process before joule dies of it.
-        #expect(enforce.stop(SIGABRT) == SIGABRT)
-        #expect(sleeper.wait(stopped: false))
+        #expect(await enforce.stop(SIGABRT) == SIGABRT)
+        #expect(await sleeper.wait(stopped: false))
     }
 
-    @Test func aSIGKILLedRunsWorkIsResumedByTheNextRun() throws {
+    @Test func aSIGKILLedRunsWorkIsResumedByTheNextRun() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let sleeper = try Sleeper()
@@ -225,21 +227,21 @@ import Glibc
         let policy = try Self.writePolicy("classes:\n  all:\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
         let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
         let first = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json"], environment: state.env)
-        _ = try Self.expectAction(first, "pause", "all")
-        #expect(sleeper.wait(stopped: true))
-        #expect(first.stop(SIGKILL) == SIGKILL)
+        _ = try await Self.expectAction(first, "pause", "all")
+        #expect(await sleeper.wait(stopped: true))
+        #expect(await first.stop(SIGKILL) == SIGKILL)
         // No handler runs on SIGKILL: the process stays stopped, the journal remembers it.
         #expect(sleeper.isStopped)
 
         // The next run, on a cool machine, resumes it from the journal first.
         let cool = CLIHarness.fixturesDirectory.appendingPathComponent("dell-latitude-7490-full-on-ac").path
         let second = try CLIProcess(["enforce", "--policy", policy, "--root", cool, "--json"], environment: state.env)
-        let resume = try Self.expectAction(second, "resume", "all")
+        let resume = try await Self.expectAction(second, "resume", "all")
         #expect(resume["reason"] as? String == "journal")
         #expect(Self.pids(resume) == [Int(sleeper.pid)])
         #expect(Self.targets(resume).first?["result"] as? String == "continued")
-        #expect(sleeper.wait(stopped: false))
-        #expect(second.stop(SIGTERM) == 0)
+        #expect(await sleeper.wait(stopped: false))
+        #expect(await second.stop(SIGTERM) == 0)
         #expect(!FileManager.default.fileExists(atPath: state.dir.appendingPathComponent("enforce-paused.json").path))
     }
 
@@ -252,17 +254,17 @@ import Glibc
             """
     }
 
-    @Test func resumeAllContinuesWhatTheJournalNames() throws {
+    @Test func resumeAllContinuesWhatTheJournalNames() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let sleeper = try Sleeper()
         defer { sleeper.end() }
         kill(sleeper.pid, SIGSTOP)
-        #expect(sleeper.wait(stopped: true))
+        #expect(await sleeper.wait(stopped: true))
         let journal = state.dir.appendingPathComponent("enforce-paused.json").path
         try Self.journal(for: sleeper, owner: "null").write(toFile: journal, atomically: true, encoding: .utf8)
 
-        let result = try CLIHarness.run(["enforce", "--resume-all", "--json"], environment: state.env)
+        let result = try await CLIHarness.run(["enforce", "--resume-all", "--json"], environment: state.env)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let line = try Self.object(result.stdout.split(separator: "\n").first.map(String.init))
         #expect(line["action"] as? String == "resume")
@@ -270,11 +272,11 @@ import Glibc
         #expect(line["reason"] as? String == "journal")
         #expect(line["level"] is NSNull)
         #expect(Self.targets(line).first?["result"] as? String == "continued")
-        #expect(sleeper.wait(stopped: false))
+        #expect(await sleeper.wait(stopped: false))
         #expect(!FileManager.default.fileExists(atPath: journal))
     }
 
-    @Test func refusesToStartWhileAnotherRunOwnsTheJournal() throws {
+    @Test func refusesToStartWhileAnotherRunOwnsTheJournal() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let sleeper = try Sleeper()
@@ -286,14 +288,14 @@ import Glibc
         let owner = "{\"pid\":\(getpid()),\"startTime\":\"\(fields[19])\"}"
         let journal = state.dir.appendingPathComponent("enforce-paused.json").path
         try Self.journal(for: sleeper, owner: owner).write(toFile: journal, atomically: true, encoding: .utf8)
-        let result = try CLIHarness.run(["enforce", "--resume-all"], environment: state.env)
+        let result = try await CLIHarness.run(["enforce", "--resume-all"], environment: state.env)
         #expect(result.status == 1)
         #expect(result.stderr.contains("another joule enforce (pid \(getpid()))"), "\(result.stderr)")
         #expect(sleeper.isStopped)
         #expect(FileManager.default.fileExists(atPath: journal))
     }
 
-    @Test func aSecondRunOnTheSameStateDirectoryIsRefused() throws {
+    @Test func aSecondRunOnTheSameStateDirectoryIsRefused() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let sleeper = try Sleeper()
@@ -301,19 +303,19 @@ import Glibc
         let policy = try Self.writePolicy("classes:\n  all:\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
         let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
         let first = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json"], environment: state.env)
-        _ = try Self.expectAction(first, "pause", "all")
-        let second = try CLIHarness.run(["enforce", "--policy", policy, "--root", critical], environment: state.env)
+        _ = try await Self.expectAction(first, "pause", "all")
+        let second = try await CLIHarness.run(["enforce", "--policy", policy, "--root", critical], environment: state.env)
         #expect(second.status == 1)
         #expect(second.stderr.contains("another joule enforce is running"), "\(second.stderr)")
-        let resumeAll = try CLIHarness.run(["enforce", "--resume-all"], environment: state.env)
+        let resumeAll = try await CLIHarness.run(["enforce", "--resume-all"], environment: state.env)
         #expect(resumeAll.status == 1)
         // The first run keeps its hold, and still resumes on exit.
         #expect(sleeper.isStopped)
-        #expect(first.stop(SIGTERM) == 0)
-        #expect(sleeper.wait(stopped: false))
+        #expect(await first.stop(SIGTERM) == 0)
+        #expect(await sleeper.wait(stopped: false))
     }
 
-    @Test func dryRunPrintsDecisionsButNeverSignals() throws {
+    @Test func dryRunPrintsDecisionsButNeverSignals() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let sleeper = try Sleeper()
@@ -321,39 +323,39 @@ import Glibc
         let policy = try Self.writePolicy("classes:\n  all:\n    match: [{process: \(sleeper.name)}]\n", in: state.dir)
         let critical = CLIHarness.fixturesDirectory.appendingPathComponent("hp-zbook-overheated-fan-active").path
         let enforce = try CLIProcess(["enforce", "--policy", policy, "--root", critical, "--json", "--dry-run"], environment: state.env)
-        let pause = try Self.expectAction(enforce, "pause", "all")
+        let pause = try await Self.expectAction(enforce, "pause", "all")
         #expect(pause["dryRun"] as? Bool == true)
         #expect(Self.targets(pause).first?["result"] as? String == "would-pause")
         #expect(Self.pids(pause) == [Int(sleeper.pid)])
         #expect(!sleeper.isStopped)
         #expect(!FileManager.default.fileExists(atPath: state.dir.appendingPathComponent("enforce-paused.json").path))
-        #expect(enforce.stop(SIGTERM) == 0)
+        #expect(await enforce.stop(SIGTERM) == 0)
         let exit = try Self.object(enforce.pendingLines().first)
         #expect(Self.targets(exit).first?["result"] as? String == "would-resume")
         #expect(!sleeper.isStopped)
     }
 
-    @Test func aBadPolicyExitsOneNamingFileLineAndKey() throws {
+    @Test func aBadPolicyExitsOneNamingFileLineAndKey() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let policy = try Self.writePolicy("classes:\n  a:\n    level: urgent\n    match: [{process: a}]\n", in: state.dir)
-        let result = try CLIHarness.run(["enforce", "--policy", policy], environment: state.env)
+        let result = try await CLIHarness.run(["enforce", "--policy", policy], environment: state.env)
         #expect(result.status == 1)
         #expect(result.stderr.contains("\(policy):3:12: classes.a.level: unknown level \"urgent\""), "\(result.stderr)")
-        let missing = try CLIHarness.run(["enforce"], environment: state.env)
+        let missing = try await CLIHarness.run(["enforce"], environment: state.env)
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("--policy"))
     }
 
-    @Test func theExamplePolicyLoadsInADryRun() throws {
+    @Test func theExamplePolicyLoadsInADryRun() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let example = CLIHarness.packageRoot.appendingPathComponent("examples/enforce-policy.yaml").path
         let cool = CLIHarness.fixturesDirectory.appendingPathComponent("dell-latitude-7490-full-on-ac").path
         let enforce = try CLIProcess(["enforce", "--policy", example, "--root", cool, "--dry-run"], environment: state.env)
         // Nominal, not in Low Power Mode: nothing pauses, so nothing is printed.
-        #expect(enforce.nextLine(timeout: 1) == nil)
-        #expect(enforce.stop(SIGINT) == 0)
+        #expect(await enforce.nextLine(timeout: 1) == nil)
+        #expect(await enforce.stop(SIGINT) == 0)
     }
 }
 
@@ -377,44 +379,44 @@ import Glibc
 
     static func read(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
-    @Test func frozenWhileCriticalAndThawedOnSIGTERM() throws {
+    @Test func frozenWhileCriticalAndThawedOnSIGTERM() async throws {
         let (state, tree, freeze, policy) = try Self.setUp()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let enforce = try CLIProcess(
             ["enforce", "--policy", policy, "--root", Self.critical, "--cgroup-root", tree, "--json"], environment: state.env)
-        let pause = try EnforceCLITests.expectAction(enforce, "pause", "backups")
+        let pause = try await EnforceCLITests.expectAction(enforce, "pause", "backups")
         let target = try #require(EnforceCLITests.targets(pause).first)
         #expect(target["kind"] as? String == "cgroup")
         #expect(target["cgroup"] as? String == "/system.slice/backup.service")
         // The fake kernel never confirms: freezing, not frozen.
         #expect(target["result"] as? String == "freezing")
         #expect(Self.read(freeze) == "1\n")
-        #expect(enforce.stop(SIGTERM) == 0)
+        #expect(await enforce.stop(SIGTERM) == 0)
         let resume = try EnforceCLITests.object(enforce.pendingLines().first)
         #expect(EnforceCLITests.targets(resume).first?["result"] as? String == "thawed")
         #expect(Self.read(freeze) == "0\n")
     }
 
-    @Test func theCrashGuardThawsFrozenCgroups() throws {
+    @Test func theCrashGuardThawsFrozenCgroups() async throws {
         let (state, tree, freeze, policy) = try Self.setUp()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let enforce = try CLIProcess(
             ["enforce", "--policy", policy, "--root", Self.critical, "--cgroup-root", tree, "--json"], environment: state.env)
-        _ = try EnforceCLITests.expectAction(enforce, "pause", "backups")
+        _ = try await EnforceCLITests.expectAction(enforce, "pause", "backups")
         #expect(Self.read(freeze) == "1\n")
-        #expect(enforce.stop(SIGSEGV) == SIGSEGV)
+        #expect(await enforce.stop(SIGSEGV) == SIGSEGV)
         #expect(Self.read(freeze)?.hasPrefix("0") == true)
     }
 
-    @Test func aSIGKILLedRunsFrozenCgroupIsThawedByResumeAll() throws {
+    @Test func aSIGKILLedRunsFrozenCgroupIsThawedByResumeAll() async throws {
         let (state, tree, freeze, policy) = try Self.setUp()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let enforce = try CLIProcess(
             ["enforce", "--policy", policy, "--root", Self.critical, "--cgroup-root", tree, "--json"], environment: state.env)
-        _ = try EnforceCLITests.expectAction(enforce, "pause", "backups")
-        #expect(enforce.stop(SIGKILL) == SIGKILL)
+        _ = try await EnforceCLITests.expectAction(enforce, "pause", "backups")
+        #expect(await enforce.stop(SIGKILL) == SIGKILL)
         #expect(Self.read(freeze) == "1\n")
-        let result = try CLIHarness.run(["enforce", "--resume-all", "--cgroup-root", tree, "--json"], environment: state.env)
+        let result = try await CLIHarness.run(["enforce", "--resume-all", "--cgroup-root", tree, "--json"], environment: state.env)
         #expect(result.status == 0, "\(result.stderr)")
         let line = try EnforceCLITests.object(result.stdout.split(separator: "\n").first.map(String.init))
         #expect(line["reason"] as? String == "journal")

@@ -115,7 +115,7 @@ import FoundationXML
         try DaemonClientCLITests.requireDaemon()
         let daemon = try await DaemonHarness()
         try await daemon.start()
-        defer { daemon.stop() }
+        defer { daemon.end() }
         let result = try await Self.run(["--json", "--since", "1h"], environment: daemon.environment)
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
@@ -150,7 +150,7 @@ import FoundationXML
         }
         try HistoryStore(stateDirectory: state).append(rows)
         try await daemon.start()
-        defer { daemon.stop() }
+        defer { daemon.end() }
         let until = start + 21 * 86_400
         let result = try await Self.run(
             ["--json", "--since", String(Int(start)), "--until", String(Int(until))], environment: daemon.environment)

@@ -11,7 +11,7 @@ import Glibc
 /// and `joule export` through GetMetrics, to stdout and as node_exporter's textfile.
 @Suite(
     .serialized, .enabled(if: PrivateBusDaemon.executable != nil, "needs dbus-daemon (scripts/install-deps.sh)"),
-    .enabled(if: PrometheusTools.hasPythonClient, "needs python3-prometheus-client (scripts/install-deps.sh)"))
+    .enabled("needs python3-prometheus-client (scripts/install-deps.sh)") { await PrometheusTools.hasPythonClient })
 struct MetricsCLITests {
     static let pi = "raspberry-pi-4-no-battery"
     static let listening = "metrics:\n  enabled: true\n  listen: \"127.0.0.1:0\"\n"
@@ -20,7 +20,7 @@ struct MetricsCLITests {
     static func joule(_ daemon: DaemonHarness, _ arguments: [String]) async throws -> CLIHarness.Result {
         var environment = daemon.environment
         environment["XDG_RUNTIME_DIR"] = nil
-        return try await onThread { [environment] in try CLIHarness.run(arguments, environment: environment) }
+        return try await CLIHarness.run(arguments, environment: environment)
     }
 
     /// SIGTERM, then the exit status, waiting with Task.sleep (at most 30 s).

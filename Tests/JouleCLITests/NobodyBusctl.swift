@@ -11,9 +11,9 @@ enum NobodyBusctl {
     /// `busctl --address=ADDRESS call DESTINATION PATH INTERFACE ARGUMENTS…`, stdout and stderr
     /// together. The bus's directory must let nobody reach its socket (chmod 0755).
     static func call(address: String, _ destination: String, _ path: String, _ interface: String, _ arguments: [String])
-        throws -> (status: Int32, output: String)
+        async throws -> (status: Int32, output: String)
     {
-        try DaemonCLITests.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/busctl",
+        try await DaemonCLITests.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/busctl",
                                                     "--address=\(address)", "call", destination, path, interface] + arguments)
     }
 }

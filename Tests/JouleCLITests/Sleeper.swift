@@ -1,4 +1,5 @@
 import Foundation
+import JouleTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -48,21 +49,18 @@ final class Sleeper {
     var isStopped: Bool { state == "T" || state == "t" }
     var startTime: String? { statFields.flatMap { $0.count > 19 ? String($0[19]) : nil } }
 
-    /// Waits (bounded, against hanging) until the process is stopped or running as asked.
+    /// Waits (bounded, against hanging; with Task.sleep) until the process is stopped or
+    /// running as asked.
     @discardableResult
-    func wait(stopped: Bool, timeout: Double = 15) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
-            if isStopped == stopped { return true }
-            usleep(20_000)
-        }
-        return isStopped == stopped
+    func wait(stopped: Bool, timeout: Double = 15) async -> Bool {
+        await eventually(timeout: timeout) { isStopped == stopped }
     }
 
+    /// Kills it (continued, so that a stopped one dies too). It does not wait for the exit
+    /// (Foundation reaps the child): a wait would block the cooperative thread of a `defer`.
     func end() {
         kill(pid, SIGKILL)
         kill(pid, SIGCONT)
-        process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

@@ -30,16 +30,16 @@ import Testing
         String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self)
     }
 
-    @Test func atLeastTenFixtures() {
+    @Test func atLeastTenFixtures() async {
         #expect(Self.fixtureNames.count >= 10)
         #expect(Self.fixtureNames.contains("thinkpad-t480-two-batteries-discharging"))
     }
 
     @Test(arguments: fixtureNames)
-    func rootOutputMatchesExpected(_ name: String) throws {
+    func rootOutputMatchesExpected(_ name: String) async throws {
         let state = try Self.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
-        let result = try CLIHarness.run(["status", "--json", "--root", Self.fixture(name)], environment: state.env)
+        let result = try await CLIHarness.run(["status", "--json", "--root", Self.fixture(name)], environment: state.env)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let actual = try Self.parse(result.stdout)
         let expectedText = try String(contentsOfFile: Self.fixture(name) + "/expected-status.json", encoding: .utf8)
@@ -48,14 +48,14 @@ import Testing
     }
 
     @Test(arguments: fixtureNames)
-    func udevUnderUmockdevAgreesWithRoot(_ name: String) throws {
+    func udevUnderUmockdevAgreesWithRoot(_ name: String) async throws {
         let state = try Self.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
-        let direct = try CLIHarness.run(["status", "--json", "--root", Self.fixture(name)], environment: state.env)
+        let direct = try await CLIHarness.run(["status", "--json", "--root", Self.fixture(name)], environment: state.env)
         var env = state.env
         env["UMOCKDEV_DIR"] = Self.fixture(name)
         env["LD_PRELOAD"] = "libumockdev-preload.so.0"
-        let live = try CLIHarness.run(["status", "--json"], environment: env)
+        let live = try await CLIHarness.run(["status", "--json"], environment: env)
         #expect(live.status == 0, "stderr: \(live.stderr)")
         #expect(!live.stderr.contains("cannot be preloaded"), "umockdev is not installed: \(live.stderr)")
         var a = try Self.parse(direct.stdout)
@@ -69,10 +69,10 @@ import Testing
         #expect(try Self.canonical(a) == Self.canonical(b))
     }
 
-    @Test func jsonKeysFollowTheContractOrder() throws {
+    @Test func jsonKeysFollowTheContractOrder() async throws {
         let state = try Self.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
-        let result = try CLIHarness.run(
+        let result = try await CLIHarness.run(
             ["status", "--json", "--root", Self.fixture("thinkpad-t480-two-batteries-discharging")], environment: state.env)
         let text = result.stdout
         func inOrder(_ keys: [String]) -> Bool {
@@ -91,20 +91,20 @@ import Testing
         #expect(text.hasSuffix("}\n") && !text.dropLast().contains("\n"), "one line of JSON")
     }
 
-    @Test func humanTableShowsDevicesAndUnknowns() throws {
+    @Test func humanTableShowsDevicesAndUnknowns() async throws {
         let state = try Self.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
-        let result = try CLIHarness.run(["status", "--root", Self.fixture("chromebook-broken-sensors")], environment: state.env)
+        let result = try await CLIHarness.run(["status", "--root", Self.fixture("chromebook-broken-sensors")], environment: state.env)
         #expect(result.status == 0)
         #expect(result.stdout.contains("Battery sbs-0-0009"))
         #expect(result.stdout.contains("unknown"))
         #expect(result.stdout.contains("temp: not a number"))
     }
 
-    @Test func liveStatusRunsOnThisMachine() throws {
+    @Test func liveStatusRunsOnThisMachine() async throws {
         let state = try Self.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
-        let result = try CLIHarness.run(["status", "--json"], environment: state.env)
+        let result = try await CLIHarness.run(["status", "--json"], environment: state.env)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let object = try Self.parse(result.stdout)
         let cpu = try #require(object["cpu"] as? [String: Any])
@@ -113,42 +113,42 @@ import Testing
 
     // MARK: bad roots
 
-    @Test func missingRootExitsOneNamingPathAndErrno() throws {
+    @Test func missingRootExitsOneNamingPathAndErrno() async throws {
         let missing = "/nonexistent/joule-fixture-\(UUID().uuidString)"
-        let result = try CLIHarness.run(["status", "--json", "--root", missing])
+        let result = try await CLIHarness.run(["status", "--json", "--root", missing])
         #expect(result.status == 1)
         #expect(result.stderr.contains(missing))
         #expect(result.stderr.contains("ENOENT"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func rootThatIsAFileExitsOne() throws {
+    @Test func rootThatIsAFileExitsOne() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("joule-root-\(UUID().uuidString)")
         try Data("not a tree".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try CLIHarness.run(["status", "--root", file.path])
+        let result = try await CLIHarness.run(["status", "--root", file.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains(file.path))
         #expect(result.stderr.contains("ENOTDIR"))
     }
 
-    @Test func unreadableClassDirectoryExitsOneNamingIt() throws {
+    @Test func unreadableClassDirectoryExitsOneNamingIt() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-badclass-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("sys/class"), withIntermediateDirectories: true)
         // A file where the power_supply class directory should be: the tree itself is broken.
         try Data("x".utf8).write(to: dir.appendingPathComponent("sys/class/power_supply"))
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try CLIHarness.run(["status", "--json", "--root", dir.path])
+        let result = try await CLIHarness.run(["status", "--json", "--root", dir.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("sys/class/power_supply"))
         #expect(result.stderr.contains("ENOTDIR"))
     }
 
-    @Test func emptyRootIsAMachineWithoutDevices() throws {
+    @Test func emptyRootIsAMachineWithoutDevices() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-empty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try CLIHarness.run(["status", "--json", "--root", dir.path])
+        let result = try await CLIHarness.run(["status", "--json", "--root", dir.path])
         #expect(result.status == 0)
         let object = try Self.parse(result.stdout)
         #expect(object["composite"] is NSNull)
@@ -158,21 +158,21 @@ import Testing
         #expect(cpu["usagePercent"] is NSNull)
     }
 
-    @Test func garbageProcStatGivesNullCPU() throws {
+    @Test func garbageProcStatGivesNullCPU() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-garbage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("proc"), withIntermediateDirectories: true)
         try Data("cpu  1 2 three\n\u{0}\u{1}".utf8).write(to: dir.appendingPathComponent("proc/stat"))
         defer { try? FileManager.default.removeItem(at: dir) }
-        let result = try CLIHarness.run(["status", "--json", "--root", dir.path])
+        let result = try await CLIHarness.run(["status", "--json", "--root", dir.path])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let cpu = try #require(try Self.parse(result.stdout)["cpu"] as? [String: Any])
         #expect(cpu["cores"] is NSNull)
     }
 
-    @Test func unknownOptionIsAUsageError() throws {
-        let result = try CLIHarness.run(["status", "--bogus"])
+    @Test func unknownOptionIsAUsageError() async throws {
+        let result = try await CLIHarness.run(["status", "--bogus"])
         #expect(result.status == 2)
-        let empty = try CLIHarness.run(["status", "--root", ""])
+        let empty = try await CLIHarness.run(["status", "--root", ""])
         #expect(empty.status == 2)
     }
 }

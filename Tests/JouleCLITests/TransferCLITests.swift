@@ -22,8 +22,8 @@ import Glibc
         (["transfer", "wait", "abc", "--timeout=-1"], "--timeout must be zero or more seconds"),
         (["transfer", "show"], "id"),
     ])
-    func misuseExitsTwo(_ arguments: [String], _ message: String) throws {
-        let result = try CLIHarness.run(arguments)
+    func misuseExitsTwo(_ arguments: [String], _ message: String) async throws {
+        let result = try await CLIHarness.run(arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
@@ -228,7 +228,7 @@ struct TransferCLITests {
         // Most often the wait is listening by then and sees the name lose its owner; if not, it
         // finds no daemon. Either way it must exit 1 saying why, not hang.
         try await Task.sleep(for: .milliseconds(500))
-        #expect(daemon.stop(SIGTERM) == 0, "\(daemon.log)")
+        #expect(await daemon.stop(SIGTERM) == 0, "\(daemon.log)")
         let waited = try await waiting
         #expect(waited.status == 1, "\(waited)")
         #expect(waited.stderr.contains("left the bus") || waited.stderr.contains("not running"), "\(waited.stderr)")

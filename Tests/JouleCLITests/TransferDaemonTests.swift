@@ -13,9 +13,9 @@ import Glibc
 /// fault-injection HTTP server on 127.0.0.1, org.joule.Transfers1 called over the bus, network
 /// conditions from fixture roots and python3-dbusmock's NetworkManager, power and thermal from
 /// the fixture batteries and zones.
-private let dbusMockUsable = PrivateBusDaemon.executable != nil && DBusMock.isAvailable
-
-@Suite(.serialized, .enabled(if: dbusMockUsable, "needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh"))
+@Suite(.serialized, .enabled("needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh") {
+    await DBusMock.isAvailable && PrivateBusDaemon.executable != nil
+})
 struct TransferDaemonTests {
     static let interface = TransfersService.interfaceName
 
@@ -39,7 +39,7 @@ struct TransferDaemonTests {
         }
 
         func stop() async {
-            harness.stop()
+            await harness.stop()
             await client.close()
         }
 
@@ -341,7 +341,7 @@ struct TransferDaemonTests {
         let path = "/long"
         let id = try await rig.add(TransferRequest(url: rig.server.url("\(path)?size=\(size)&trickle=150000"), destination: destination))
         try await rig.wait(id, for: "running") { ($0["bytes"] as? Int ?? 0) >= 200_000 }
-        rig.harness.stop(SIGKILL)
+        await rig.harness.stop(SIGKILL)
         // What the queue holds after the crash: the offset the restarted daemon must resume at.
         let store = try TransferStore(path: rig.harness.stateDirectory + "/" + TransferStore.fileName)
         let durable = try store.get(id).durableBytes
@@ -366,7 +366,7 @@ struct TransferDaemonTests {
         _ = try await rig.call("Cancel", [.string(id)])
         try await rig.wait(id, for: "cancelled")
         #expect(await rig.signals.waitFor(["TransferFinished", id, "cancelled", destination]))
-        for _ in 0..<50 where FaultHTTPServer.exists(destination + ".part") { try await Task.sleep(for: .milliseconds(100)) }
+        _ = await eventually(every: .milliseconds(100)) { !FaultHTTPServer.exists(destination + ".part") }
         #expect(!FaultHTTPServer.exists(destination + ".part"))
         #expect(!FaultHTTPServer.exists(destination))
         let again = await rig.failure("Cancel", [.string(id)])
@@ -484,14 +484,14 @@ struct TransferDaemonTests {
             TransferRequest(url: rig.server.url("/mine?size=10"), destination: rig.server.destination("mine.bin"), beginAfter: 3600))
         // The bus directory must let nobody (65534) reach the socket.
         chmod(rig.harness.bus.directory.path, 0o755)
-        func asNobody(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            try NobodyBusctl.call(address: rig.harness.bus.address, TransfersService.busName, TransfersService.objectPath, Self.interface, arguments)
+        func asNobody(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await NobodyBusctl.call(address: rig.harness.bus.address, TransfersService.busName, TransfersService.objectPath, Self.interface, arguments)
         }
-        let list = try asNobody(["List"])
+        let list = try await asNobody(["List"])
         #expect(list.status == 0 && list.output.contains("\"[]\""), "\(list.output)")
-        let get = try asNobody(["Get", "s", id])
+        let get = try await asNobody(["Get", "s", id])
         #expect(get.status != 0 && get.output.contains("no transfer"), "\(get.output)")
-        let cancel = try asNobody(["Cancel", "s", id])
+        let cancel = try await asNobody(["Cancel", "s", id])
         #expect(cancel.status != 0, "\(cancel.output)")
         #expect(try await rig.get(id)["state"] as? String == "waiting")
         // Nobody's own transfer: the hook runs as nobody, and the file is handed to nobody.
@@ -499,7 +499,7 @@ struct TransferDaemonTests {
         try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
         chmod(shared, 0o777)
         let destination = shared + "/theirs.bin"
-        let added = try asNobody([
+        let added = try await asNobody([
             "Add", "a{sv}", "3", "url", "s", rig.server.url("/theirs?size=100"), "destination", "s", destination,
             "onComplete", "s", "id -u > \(shared)/hook-uid",
         ])
@@ -510,7 +510,7 @@ struct TransferDaemonTests {
         for _ in 0..<100 where !FaultHTTPServer.exists(shared + "/hook-uid") { try await Task.sleep(for: .milliseconds(100)) }
         #expect((try? String(contentsOfFile: shared + "/hook-uid", encoding: .utf8)) == "65534\n")
         // Root sees both; nobody only its own.
-        let nobodyList = try asNobody(["List"])
+        let nobodyList = try await asNobody(["List"])
         #expect(nobodyList.output.contains(theirs) && !nobodyList.output.contains(id))
     }
 
@@ -520,22 +520,17 @@ struct TransferDaemonTests {
         defer { Task { await rig.stop() } }
         let mountPoint = rig.server.destination("small")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mount = Process()
-        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-        mount.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]
-        mount.standardOutput = FileHandle.nullDevice
-        mount.standardError = FileHandle.nullDevice
-        try mount.run()
-        mount.waitUntilExit()
+        let mount = try await Program.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint])
         // Some sandboxes refuse mounts even to root: nothing to test there.
-        guard mount.terminationStatus == 0 else { return }
-        defer {
-            let umount = Process()
-            umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-            umount.arguments = ["-l", mountPoint]
-            try? umount.run()
-            umount.waitUntilExit()
-        }
+        guard mount.status == 0 else { return }
+        // Unmounted however the test ends (a defer cannot await the umount).
+        var failure: (any Error)?
+        do { try await Self.fillTheDisk(rig, mountPoint) } catch { failure = error }
+        _ = try? await Program.run("/bin/umount", ["-l", mountPoint])
+        if let failure { throw failure }
+    }
+
+    static func fillTheDisk(_ rig: Rig, _ mountPoint: String) async throws {
         // Less than 5 % free: a transfer waits for storage, and starts once there is room (a
         // reload re-evaluates at once instead of the slow re-check).
         let filler = mountPoint + "/filler"

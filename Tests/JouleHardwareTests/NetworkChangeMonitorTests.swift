@@ -1,29 +1,27 @@
 import Foundation
 import JouleHardware
+import JouleTesting
 import Synchronization
 import Testing
 
 /// Whether this process may change links and routes (root with CAP_NET_ADMIN, `ip` installed):
-/// probed once by adding and removing a blackhole route in TEST-NET-3.
-let canChangeRoutes: Bool = {
+/// probed once by adding and removing a blackhole route in TEST-NET-3, off the cooperative pool.
+func canChangeRoutes() async -> Bool { await routeProbe.value }
+
+private let routeProbe = Task {
     guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") || FileManager.default.isExecutableFile(atPath: "/sbin/ip")
     else { return false }
-    guard NetworkChangeMonitorTests.ip(["route", "add", "blackhole", "203.0.113.251/32"]) == 0 else { return false }
-    return NetworkChangeMonitorTests.ip(["route", "del", "blackhole", "203.0.113.251/32"]) == 0
-}()
+    guard await NetworkChangeMonitorTests.ip(["route", "add", "blackhole", "203.0.113.251/32"]) == 0 else { return false }
+    return await NetworkChangeMonitorTests.ip(["route", "del", "blackhole", "203.0.113.251/32"]) == 0
+}
 
 /// NetworkChangeMonitor against the kernel: a real route or link change must arrive.
 @Suite(.serialized)
 struct NetworkChangeMonitorTests {
-    static func ip(_ arguments: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// ip(8) run to its end on a thread of its own: its exit status, -1 when it cannot run.
+    static func ip(_ arguments: [String]) async -> Int32 {
+        let ip = FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") ? "/usr/sbin/ip" : "/sbin/ip"
+        return (try? await Program.run(ip, arguments))?.status ?? -1
     }
 
     /// Counts ticks on a task of its own, so a test can wait with a deadline.
@@ -48,30 +46,25 @@ struct NetworkChangeMonitorTests {
         var ticks: Int { log.ticks.withLock { $0 } }
         var ended: Bool { log.ended.withLock { $0 } }
 
-        /// Waits up to `timeout` for `condition`.
-        func wait(timeout: Duration = .seconds(5), until condition: (TickCounter) -> Bool) async -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if condition(self) { return true }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return condition(self)
+        /// Waits up to `timeout` seconds (generous: a loaded machine may run this late) for `condition`.
+        func wait(timeout: Double = 20, until condition: (TickCounter) -> Bool) async -> Bool {
+            await eventually(timeout: timeout, every: .milliseconds(10)) { condition(self) }
         }
     }
 
-    @Test(.enabled(if: canChangeRoutes, "needs CAP_NET_ADMIN and ip(8) to change a route"))
+    @Test(.enabled("needs CAP_NET_ADMIN and ip(8) to change a route") { await canChangeRoutes() })
     func aRouteAddedAndRemovedArrives() async throws {
         let monitor = try NetworkChangeMonitor()
         defer { monitor.stop() }
         let counter = TickCounter(monitor.changes)
-        #expect(Self.ip(["route", "add", "blackhole", "203.0.113.252/32"]) == 0)
+        #expect(await Self.ip(["route", "add", "blackhole", "203.0.113.252/32"]) == 0)
         #expect(await counter.wait { $0.ticks >= 1 })
         let before = counter.ticks
-        #expect(Self.ip(["route", "del", "blackhole", "203.0.113.252/32"]) == 0)
+        #expect(await Self.ip(["route", "del", "blackhole", "203.0.113.252/32"]) == 0)
         #expect(await counter.wait { $0.ticks > before })
     }
 
-    @Test(.enabled(if: canChangeRoutes, "needs CAP_NET_ADMIN and ip(8) to add a link"))
+    @Test(.enabled("needs CAP_NET_ADMIN and ip(8) to add a link") { await canChangeRoutes() })
     func aLinkAddedAndRemovedArrives() async throws {
         let monitor = try NetworkChangeMonitor()
         defer { monitor.stop() }
@@ -79,10 +72,10 @@ struct NetworkChangeMonitorTests {
         let name = "jveth\(getpid() % 100000)"
         // Dummy links need a module some kernels lack; veth pairs are built in more often.
         // Without veth either, the route test above still covers the monitor.
-        guard Self.ip(["link", "add", name, "type", "veth", "peer", "name", name + "p"]) == 0 else { return }
+        guard await Self.ip(["link", "add", name, "type", "veth", "peer", "name", name + "p"]) == 0 else { return }
         #expect(await counter.wait { $0.ticks >= 1 })
         let before = counter.ticks
-        #expect(Self.ip(["link", "del", name]) == 0)
+        #expect(await Self.ip(["link", "del", name]) == 0)
         #expect(await counter.wait { $0.ticks > before })
     }
 
@@ -95,13 +88,13 @@ struct NetworkChangeMonitorTests {
         #expect(monitor.wakeups == 0)
     }
 
-    @Test(.enabled(if: canChangeRoutes, "needs CAP_NET_ADMIN and ip(8) to change a route"))
+    @Test(.enabled("needs CAP_NET_ADMIN and ip(8) to change a route") { await canChangeRoutes() })
     func eachChangeWakesItOnceOrTwice() async throws {
         let monitor = try NetworkChangeMonitor()
         defer { monitor.stop() }
         let counter = TickCounter(monitor.changes)
-        #expect(Self.ip(["route", "add", "blackhole", "203.0.113.253/32"]) == 0)
-        #expect(Self.ip(["route", "del", "blackhole", "203.0.113.253/32"]) == 0)
+        #expect(await Self.ip(["route", "add", "blackhole", "203.0.113.253/32"]) == 0)
+        #expect(await Self.ip(["route", "del", "blackhole", "203.0.113.253/32"]) == 0)
         #expect(await counter.wait { $0.ticks >= 1 })
         try await Task.sleep(for: .milliseconds(100))
         #expect(monitor.wakeups >= 1 && monitor.wakeups <= 2)

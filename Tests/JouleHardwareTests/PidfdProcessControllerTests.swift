@@ -12,7 +12,7 @@ import Testing
         return process
     }
 
-    @Test func stopsContinuesAndKillsTheRightProcess() throws {
+    @Test func stopsContinuesAndKillsTheRightProcess() async throws {
         let child = try spawnSleeper()
         defer { if child.isRunning { kill(child.processIdentifier, SIGKILL) } }
         let controller = PidfdProcessController()
@@ -21,16 +21,11 @@ import Testing
         defer { controller.close(handle) }
         #expect(try controller.stop(handle))
         #expect(Syscalls.isMarkedPossiblyStopped(stat.pid))  // a crash now would continue it
-        var state = try controller.procfs.stat(child.processIdentifier)?.state
-        for _ in 0..<100 where state != .stopped {
-            usleep(10_000)
-            state = try controller.procfs.stat(child.processIdentifier)?.state
-        }
-        #expect(state == .stopped)
+        #expect(await LiveProcessControlTests.wait(child.processIdentifier, for: "T"))
         #expect(try controller.resume(handle))
         #expect(!Syscalls.isMarkedPossiblyStopped(stat.pid))
         #expect(try controller.kill(handle))
-        child.waitUntilExit()
+        await child.exitStatus()
         #expect(child.terminationReason == .uncaughtSignal)
         #expect(child.terminationStatus == SIGKILL)
         // Reaped: signalling through the old pidfd reports "gone", never another process.
@@ -41,7 +36,7 @@ import Testing
 
     @Test func refusesAReusedPID() throws {
         let child = try spawnSleeper()
-        defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() }
+        defer { kill(child.processIdentifier, SIGKILL) }  // Foundation reaps it
         let controller = PidfdProcessController()
         let stat = try #require(try controller.procfs.stat(child.processIdentifier))
         let stale = ProcessIdentity(pid: stat.pid, startTimeTicks: stat.startTimeTicks &+ 1)
@@ -129,34 +124,34 @@ import Testing
         return text[text.index(after: close)...].split(separator: " ").first.map(String.init)
     }
 
-    static func wait(_ pid: Int32, for letter: String) -> Bool {
-        for _ in 0..<500 where state(pid) != letter { usleep(10_000) }
-        return state(pid) == letter
+    /// Waits (up to 20 s, with Task.sleep) until the scheduler state is `letter`.
+    static func wait(_ pid: Int32, for letter: String) async -> Bool {
+        await eventually(every: .milliseconds(10)) { state(pid) == letter }
     }
 
-    @Test func stopsAndContinuesARealChildByIdentity() throws {
+    @Test func stopsAndContinuesARealChildByIdentity() async throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/sleep")
         child.arguments = ["600"]
         try child.run()
         let pid = child.processIdentifier
         defer {
+            // Not waited for: Foundation reaps it, and a defer cannot await.
             kill(pid, SIGKILL)
             kill(pid, SIGCONT)
-            child.waitUntilExit()
         }
         let stat = try #require(try ProcFS().stat(pid))
         let controller = PidfdProcessController()
         // A stale identity (same PID, other start time) is never signalled.
         #expect(try controller.stop(ProcessIdentity(pid: pid, startTimeTicks: stat.startTimeTicks + 1)) == nil)
         let handle = try #require(try controller.stop(stat.identity))
-        #expect(Self.wait(pid, for: "T"))
+        #expect(await Self.wait(pid, for: "T"))
         #expect(try controller.resume(handle))
         controller.close(handle)
-        #expect(Self.wait(pid, for: "S"))
+        #expect(await Self.wait(pid, for: "S"))
         kill(pid, SIGSTOP)
-        #expect(Self.wait(pid, for: "T"))
+        #expect(await Self.wait(pid, for: "T"))
         #expect(try controller.resumeLeftover(stat.identity))
-        #expect(Self.wait(pid, for: "S"))
+        #expect(await Self.wait(pid, for: "S"))
     }
 }

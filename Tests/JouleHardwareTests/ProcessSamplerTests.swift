@@ -95,18 +95,18 @@ import Testing
         #expect(sample.threadCount == 2)
     }
 
-    @Test func schedstatPathAgreesWithStatOnALiveBusyProcess() throws {
+    @Test func schedstatPathAgreesWithStatOnALiveBusyProcess() async throws {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: "/bin/sh")
         child.arguments = ["-c", "while :; do :; done"]
         try child.run()
-        defer { kill(child.processIdentifier, SIGKILL); child.waitUntilExit() }
+        defer { kill(child.processIdentifier, SIGKILL) }  // Foundation reaps it
         let pid = child.processIdentifier
         let sampler = ProcessSampler()
         var values: [UInt64] = []
         for _ in 0..<10 {
             values.append(try #require(try sampler.sample(only: [pid]).first?.cpuNanoseconds))
-            usleep(30_000)
+            try await Task.sleep(for: .milliseconds(30))
         }
         #expect(sampler.openDescriptorCount == 3)
         #expect(values == values.sorted())

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import JouleHardware
+import JouleTesting
 import Synchronization
 import Testing
 
@@ -16,8 +17,9 @@ import Testing
         var all: [TerminationSignal] { signals.withLock { $0 } }
     }
 
+    /// Polls (up to 20 s: signal delivery is prompt, but a loaded machine may run this late).
     static func waitFor(_ condition: () -> Bool) async throws {
-        for _ in 0..<2000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        _ = await eventually(timeout: 20, every: .milliseconds(1), condition)
     }
 
     @Test func cancellingOneListenerLeavesTheOtherListening() async throws {

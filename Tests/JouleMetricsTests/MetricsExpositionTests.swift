@@ -117,7 +117,7 @@ import Testing
     }
 
     /// Label values are escaped as the format says, and come back as they went in.
-    @Test(.enabled(if: PrometheusTools.hasPythonClient, "needs python3-prometheus-client (scripts/install-deps.sh)"))
+    @Test(.enabled("needs python3-prometheus-client (scripts/install-deps.sh)") { await PrometheusTools.hasPythonClient })
     func awkwardLabelValuesRoundTrip() async throws {
         let name = "hall \"B\"\\west\nwing"
         let text = MetricsExposition.text(MetricsSample(beacons: [.init(name: name, inside: true, rssiDBm: -70)]))
@@ -128,7 +128,7 @@ import Testing
     }
 
     /// prometheus_client reads every family back with its type, HELP and values.
-    @Test(.enabled(if: PrometheusTools.hasPythonClient, "needs python3-prometheus-client (scripts/install-deps.sh)"))
+    @Test(.enabled("needs python3-prometheus-client (scripts/install-deps.sh)") { await PrometheusTools.hasPythonClient })
     func pythonClientReadsItBack() async throws {
         let families = try await PrometheusTools.parse(MetricsExposition.text(Self.full))
         #expect(families.count == Self.familyOrder.count)

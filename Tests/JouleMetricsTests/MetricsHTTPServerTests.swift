@@ -8,7 +8,7 @@ import Testing
 @testable import JouleMetrics
 
 /// `/metrics` over a real socket, with Python's HTTP clients on the other end.
-@Suite(.enabled(if: PrometheusTools.hasPythonClient, "needs python3-prometheus-client (scripts/install-deps.sh)"))
+@Suite(.enabled("needs python3-prometheus-client (scripts/install-deps.sh)") { await PrometheusTools.hasPythonClient })
 struct MetricsHTTPServerTests {
     static let loopback = MetricsAddress(host: "127.0.0.1", port: 0)
 

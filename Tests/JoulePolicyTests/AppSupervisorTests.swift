@@ -127,24 +127,17 @@ import Glibc
         }
 
         func settle() async {
-            // Short bursts of yields with real sleeps between: a tight loop of 20 000 yields held
-            // a cooperative thread and starved every other suite on a 2-core machine.
-            for _ in 0..<100 {
-                if await clock.waitForSleepers(1, maxYields: 20) { break }
-                try? await Task.sleep(for: .milliseconds(1))
-            }
+            // Real sleeps, never a spin of yields: a tight loop of 20 000 yields held a
+            // cooperative thread and starved every other suite on a 2-core machine.
+            await clock.waitForSleepers(1, timeout: 0.2)
             _ = await supervisor.names
             for _ in 0..<20 { await Task.yield() }
         }
 
-        /// Polls `condition` for up to 5 s of real time (the event stream and the actor run
+        /// Polls `condition` for up to 20 s of real time (the event stream and the actor run
         /// on other threads); never waits for clock time.
         func eventually(_ condition: () async -> Bool) async -> Bool {
-            for _ in 0..<2_500 {
-                if await condition() { return true }
-                try? await Task.sleep(for: .milliseconds(2))
-            }
-            return await condition()
+            await JouleTesting.eventually(timeout: 20, every: .milliseconds(2), condition)
         }
 
         /// Asks for the background once, and lets the supervisor's own second look (1 s later)

@@ -9,18 +9,17 @@ import Testing
 @Suite struct CPUMonitorLiveFallbackTests {
     static func state(_ pid: Int32) -> ProcessState? { try? ProcFS().stat(pid)?.state }
 
-    static func wait(_ pid: Int32, for wanted: ProcessState) -> Bool {
-        for _ in 0..<500 where state(pid) != wanted { usleep(10_000) }
-        return state(pid) == wanted
+    static func wait(_ pid: Int32, for wanted: ProcessState) async -> Bool {
+        await eventually(every: .milliseconds(10)) { state(pid) == wanted }
     }
 
-    @Test func aDutyCycledCgroupIsStoppedAndEverythingContinuedOnRelease() throws {
+    @Test func aDutyCycledCgroupIsStoppedAndEverythingContinuedOnRelease() async throws {
         var children: [Process] = []
         defer {
+            // Not waited for: Foundation reaps them, and a defer cannot await.
             for child in children {
                 kill(child.processIdentifier, SIGKILL)
                 kill(child.processIdentifier, SIGCONT)
-                child.waitUntilExit()
             }
         }
         for _ in 0..<2 {
@@ -43,12 +42,12 @@ import Testing
         }
         #expect(throttler.advance(now: 0, members: members) == 0.05)
         _ = throttler.advance(now: 0.05, members: members)
-        for pid in pids { #expect(Self.wait(pid, for: .stopped)) }
+        for pid in pids { #expect(await Self.wait(pid, for: .stopped)) }
         _ = throttler.advance(now: 0.1, members: members)  // the next slot continues them
-        for pid in pids { #expect(Self.wait(pid, for: .sleeping)) }
+        for pid in pids { #expect(await Self.wait(pid, for: .sleeping)) }
         _ = throttler.advance(now: 0.16, members: members)
-        for pid in pids { #expect(Self.wait(pid, for: .stopped)) }
+        for pid in pids { #expect(await Self.wait(pid, for: .stopped)) }
         #expect(throttler.releaseAll().isEmpty)
-        for pid in pids { #expect(Self.wait(pid, for: .sleeping)) }
+        for pid in pids { #expect(await Self.wait(pid, for: .sleeping)) }
     }
 }

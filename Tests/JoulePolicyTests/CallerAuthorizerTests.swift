@@ -29,7 +29,7 @@ struct CallerAuthorizerTests {
         #expect(Self.action == "org.joule.Energy1.set-low-power-mode")
     }
 
-    @Test(.enabled(if: dbusMockUsable, "needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh"))
+    @Test(.enabled("needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh") { await dbusMockUsable() })
     func systemModeAsksPolkitAboutTheCaller() async throws {
         try await PrivateBusDaemon.with { daemon in
             let polkit = try await DBusMock(.polkitd, address: daemon.address)

@@ -69,11 +69,7 @@ final class FixedEnergy: EnergySnapshotSource {
 
     /// Waits (real time, at most 10 s) until the recorder's timer sleeps on the clock again.
     static func asleep(_ clock: ManualClock) async throws {
-        for _ in 0..<1_000 {
-            if clock.sleeperCount >= 1 { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("the recorder's timer never slept again")
+        if await !clock.waitForSleepers(1, timeout: 10) { Issue.record("the recorder's timer never slept again") }
     }
 
     /// One minute on: once the timer sleeps, the clock moves, and the tick is done when it sleeps again.

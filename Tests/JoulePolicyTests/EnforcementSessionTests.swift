@@ -49,10 +49,7 @@ import Testing
                 clock: ManualClock(), stop: stop, emit: collected.append)
         }
         // The fake cgroup has no kernel behind it: mirror the kernel's confirmation.
-        for _ in 0..<2000 where (try? String(contentsOfFile: freeze, encoding: .utf8)) != "1\n" {
-            await Task.yield()
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        _ = await eventually(every: .milliseconds(1)) { (try? String(contentsOfFile: freeze, encoding: .utf8)) == "1\n" }
         #expect(try String(contentsOfFile: freeze, encoding: .utf8) == "1\n")
         #expect(FileManager.default.fileExists(atPath: tree.path + "/state/enforce-paused.json"))
         stopper.yield(.terminate)

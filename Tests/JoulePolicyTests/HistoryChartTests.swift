@@ -1,5 +1,6 @@
 import Foundation
 import JouleHardware
+import JouleTesting
 import Testing
 @testable import JoulePolicy
 
@@ -168,7 +169,7 @@ final class XMLCheck: NSObject, XMLParserDelegate {
         defer { try? FileManager.default.removeItem(at: directory) }
         let svg = directory.appendingPathComponent("h.svg"), png = directory.appendingPathComponent("h.png")
         try Self.chart().svg().write(to: svg, atomically: true, encoding: .utf8)
-        let status = try await Subprocess.run(rsvg, ["-o", png.path, svg.path])
+        let status = try await Program.run(rsvg, ["-o", png.path, svg.path]).status
         #expect(status == 0)
         let bytes = try [UInt8](Data(contentsOf: png))
         #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]))
@@ -190,25 +191,6 @@ final class XMLCheck: NSObject, XMLParserDelegate {
         #expect(check.texts.contains("CPU_FATAL cc1plus [7]"))
         #expect(check.texts.contains("Thu 01:00"))
         #expect((check.elements["tr"] ?? 0) > 10)
-    }
-}
-
-/// Runs a program to its end on a thread of its own, so no test holds a cooperative thread.
-enum Subprocess {
-    static func run(_ executable: String, _ arguments: [String]) async throws -> Int32 {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: executable)
-                    process.arguments = arguments
-                    process.standardOutput = FileHandle.nullDevice
-                    try process.run()
-                    process.waitUntilExit()
-                    return process.terminationStatus
-                })
-            }.start()
-        }
     }
 }
 

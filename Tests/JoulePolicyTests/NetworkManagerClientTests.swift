@@ -7,7 +7,7 @@ import Testing
 
 /// NetworkManagerClient against python3-dbusmock's networkmanager template on a private bus.
 /// The template has no `Metered`; each test adds it the way NM ≥ 1.0 exposes it (a uint32).
-@Suite(.serialized, .enabled(if: dbusMockUsable, "needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh"))
+@Suite(.serialized, .enabled("needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh") { await dbusMockUsable() })
 struct NetworkManagerClientTests {
     static let nm = NetworkManagerClient.interface
 
@@ -25,13 +25,9 @@ struct NetworkManagerClientTests {
 
         var changes: [NetworkManagerClient.Change] { log.changes.withLock { $0 } }
 
-        func waitFor(_ change: NetworkManagerClient.Change, timeout: Duration = .seconds(5)) async -> Bool {
-            let deadline = ContinuousClock.now + timeout
-            while ContinuousClock.now < deadline {
-                if changes.contains(change) { return true }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return changes.contains(change)
+        /// Waits up to 20 s (generous: a loaded machine delivers late) for `change`.
+        func waitFor(_ change: NetworkManagerClient.Change) async -> Bool {
+            await eventually(every: .milliseconds(10)) { changes.contains(change) }
         }
     }
 

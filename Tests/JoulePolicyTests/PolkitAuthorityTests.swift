@@ -6,7 +6,7 @@ import Testing
 
 /// PolkitAuthority against python3-dbusmock's polkitd template, which denies every action
 /// until SetAllowed, on a private dbus-daemon per test.
-@Suite(.serialized, .enabled(if: dbusMockUsable, "needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh"))
+@Suite(.serialized, .enabled("needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh") { await dbusMockUsable() })
 struct PolkitAuthorityTests {
     static let action = "org.joule.Energy1.set-low-power-mode"
 

@@ -10,9 +10,9 @@ import Testing
 /// does not install it, because Debian's tlp conflicts with it and apt would remove tlp.
 @Suite(
     .serialized,
-    .enabled(
-        if: PrivateBusDaemon.executable != nil && PowerProfilesDaemonProcess.isAvailable,
-        "needs power-profiles-daemon, umockdev and python3-dbusmock"))
+    .enabled("needs power-profiles-daemon, umockdev and python3-dbusmock") {
+        await PowerProfilesDaemonProcess.isAvailable && PrivateBusDaemon.executable != nil
+    })
 struct RealPowerProfilesDaemonTests {
     static let reason = "Low Power Mode"
 

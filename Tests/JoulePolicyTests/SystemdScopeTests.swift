@@ -8,7 +8,7 @@ import Testing
 /// private bus: the call's shape (as `systemd-run --scope` sends it) and the wait for the job.
 /// Moving the process is systemd's part, which only a real systemd does.
 @Suite struct SystemdScopeTests {
-    @Test(.enabled(if: DBusMock.isAvailable, "needs python3-dbusmock"))
+    @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
     func startsATransientScopeHoldingThePidAndWaitsForItsJob() async throws {
         let bus = try await PrivateBusDaemon()
         defer { bus.stop() }

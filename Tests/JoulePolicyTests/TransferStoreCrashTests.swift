@@ -1,5 +1,6 @@
 import Foundation
 import JouleHardware
+import JouleTesting
 import Testing
 @testable import JoulePolicy
 
@@ -58,23 +59,21 @@ import Testing
         return (child, out)
     }
 
-    /// Reads the child's output until `line` appears (or the child exits).
-    static func waitForLine(_ line: String, from pipe: Pipe) -> String {
-        var text = ""
-        while !text.split(separator: "\n").contains(Substring(line)) {
-            let data = pipe.fileHandleForReading.availableData
-            if data.isEmpty { break }
-            text += String(decoding: data, as: UTF8.self)
+    /// Reads the child's output until `line` appears (or the child exits), on a thread of its
+    /// own: the reads block.
+    static func waitForLine(_ line: String, from pipe: Pipe) async -> String {
+        await onThread {
+            var text = ""
+            while !text.split(separator: "\n").contains(Substring(line)) {
+                let data = pipe.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+            return text
         }
-        return text
     }
 
-    static func kill(_ child: Process) {
-        Foundation.kill(child.processIdentifier, SIGKILL)
-        child.waitUntilExit()
-    }
-
-    @Test func aKillInsideATransactionLeavesTheLastCommit() throws {
+    @Test func aKillInsideATransactionLeavesTheLastCommit() async throws {
         let scratch = try TransferStoreTests.Scratch()
         let store = try TransferStore(path: scratch.database)
         var t = TransferStoreTests.download("/a")
@@ -83,14 +82,14 @@ import Testing
         try store.database.execute("CREATE TABLE padding (v BLOB)")
 
         let (child, out) = try Self.spawn("hold", scratch.database, t.id)
-        let said = Self.waitForLine("ready", from: out)
+        let said = await Self.waitForLine("ready", from: out)
         #expect(said.contains("ready"))
         // The uncommitted pages reached the WAL file before the kill.
         let walSize = (try? FileManager.default.attributesOfItem(atPath: scratch.database + "-wal")[.size] as? Int) ?? 0
         #expect(walSize > 1 << 20)
         // Readers on this side still see the last commit while the child holds its transaction.
         #expect(try store.get(t.id) == t)
-        Self.kill(child)
+        await child.end(SIGKILL)
         #expect(child.terminationReason == .uncaughtSignal)
 
         let reopened = try TransferStore(path: scratch.database)
@@ -102,17 +101,17 @@ import Testing
         try reopened.update(t.id) { $0.durableBytes = 8 }
     }
 
-    @Test func aKillBetweenCommitsLosesNoCommitThatReturned() throws {
+    @Test func aKillBetweenCommitsLosesNoCommitThatReturned() async throws {
         let scratch = try TransferStoreTests.Scratch()
         let store = try TransferStore(path: scratch.database)
         let t = try store.add(TransferStoreTests.download("/a"))
 
         let (child, out) = try Self.spawn("loop", scratch.database, t.id)
         // Let it commit for a while, then kill it wherever it is.
-        var text = Self.waitForLine("50", from: out)
-        usleep(200_000)
-        Self.kill(child)
-        text += String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var text = await Self.waitForLine("50", from: out)
+        try await Task.sleep(for: .milliseconds(200))
+        await child.end(SIGKILL)
+        text += await onThread { String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
         let reported = text.split(separator: "\n").compactMap { Int64($0) }.max() ?? 0
         #expect(reported >= 50)
 
