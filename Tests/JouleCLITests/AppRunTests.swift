@@ -45,8 +45,9 @@ import Glibc
         await run.wait(20, "the task reply") { run.log.contains { ($0["heard"] as? [String: Any])?["taskId"] as? Int == 1 } }
         // Past the grace period, the task keeps it running.
         try await Task.sleep(for: .milliseconds(2300))
-        #expect(run.processState() != "T")
-        #expect(await run.state() == "background")
+        #expect(run.processState() != "T", "stderr: \(run.stderr); log: \(run.log)")
+        let state = await run.state()
+        #expect(state == "background", "\(String(describing: state)); stderr: \(run.stderr); log: \(run.log)")
         await run.wait(20, "the expiry warning") { run.heardEvents.contains("backgroundTimeWillExpire") }
         let entered = run.log.first { ($0["heard"] as? [String: Any])?["event"] as? String == "didEnterBackground" }
         let warned = run.log.first { ($0["heard"] as? [String: Any])?["event"] as? String == "backgroundTimeWillExpire" }

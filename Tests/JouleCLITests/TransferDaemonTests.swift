@@ -38,9 +38,14 @@ struct TransferDaemonTests {
             signals = try await SignalLog(client)
         }
 
-        func stop() async {
-            await harness.stop()
-            await client.close()
+        /// For a `defer`: signals the daemon and kills its bus now, without waiting. A task
+        /// doing it after the last test may never run before the test process exits, and
+        /// would leave the private dbus-daemon behind.
+        func end() {
+            harness.end()
+            harness.bus.stop()
+            let client = client
+            Task { await client.close() }
         }
 
         func call(_ member: String, _ arguments: [BusValue] = []) async throws -> [BusValue] {
@@ -143,7 +148,7 @@ struct TransferDaemonTests {
 
     @Test func aDownloadCompletesWithSignalsAndTheBindingJSON() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let destination = rig.server.destination("plain.bin")
         let id = try await rig.add(TransferRequest(url: rig.server.url("/plain?size=300000"), destination: destination))
         try await rig.wait(id, for: "completed")
@@ -172,7 +177,7 @@ struct TransferDaemonTests {
 
     @Test func uploadsArriveWholeByPUTAndPOST() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let source = rig.server.destination("report.bin")
         try Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }).write(to: URL(fileURLWithPath: source))
         let put = try await rig.add(TransferRequest(url: rig.server.url("/put"), upload: source))
@@ -194,7 +199,7 @@ struct TransferDaemonTests {
     @Test func discretionaryWaitsForACBatteryAndLowPowerModeOnALowBattery() async throws {
         // 14 % and discharging: Low Power Mode is on, no line power.
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let waiting = try await rig.add(
             TransferRequest(url: rig.server.url("/later?size=1000"), destination: rig.server.destination("later.bin"), discretionary: true))
         let held = try await rig.wait(waiting, for: "waiting")
@@ -217,7 +222,7 @@ struct TransferDaemonTests {
         }
         defer {
             mock?.stop()
-            Task { await rig.stop() }
+            rig.end()
         }
         let id = try await rig.add(
             TransferRequest(url: rig.server.url("/nm?size=2000"), destination: rig.server.destination("nm.bin"), unmeteredOnly: true))
@@ -237,7 +242,7 @@ struct TransferDaemonTests {
         }
         defer {
             mock?.stop()
-            Task { await rig.stop() }
+            rig.end()
         }
         let size = 1_000_000, path = "/roam"
         let destination = rig.server.destination("roam.bin")
@@ -260,7 +265,7 @@ struct TransferDaemonTests {
 
     @Test func aModemRouteIsMeteredUntilTheConfigSaysOtherwise() async throws {
         let rig = try await Rig(network: .modem)
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let id = try await rig.add(
             TransferRequest(url: rig.server.url("/modem?size=2000"), destination: rig.server.destination("modem.bin"), unmeteredOnly: true))
         let held = try await rig.wait(id, for: "waiting")
@@ -272,7 +277,7 @@ struct TransferDaemonTests {
 
     @Test func aServerRetryAfterIsHonouredThenTheTransferCompletes() async throws {
         let rig = try await Rig(config: "transfers:\n  retryAfterMin: 1\n")
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let destination = rig.server.destination("busy.bin")
         let id = try await rig.add(TransferRequest(url: rig.server.url("/busy?size=5000&statusfirst=503&retryafter=1"), destination: destination))
         try await rig.wait(id, for: "completed")
@@ -283,7 +288,7 @@ struct TransferDaemonTests {
 
     @Test func aClientErrorFailsAtOnceAndTheHookHearsIt() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let destination = rig.server.destination("missing.bin"), out = rig.server.destination("hook.env")
         let id = try await rig.add(
             TransferRequest(
@@ -306,7 +311,7 @@ struct TransferDaemonTests {
     /// count, however many there are.
     @Test func attemptsWithoutProgressFailItAndProgressResetsTheCount() async throws {
         let rig = try await Rig(config: "transfers:\n  retryInitial: 0.05\n  retryMax: 0.1\n  retryJitter: 0\n  maxAttemptsWithoutProgress: 3\n")
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let stuck = try await rig.add(TransferRequest(url: rig.server.url("/down?status=503"), destination: rig.server.destination("down.bin")))
         let failed = try await rig.wait(stuck, for: "failed")
         #expect((failed["error"] as? String)?.contains("3 attempts without progress") == true, "\(failed)")
@@ -321,7 +326,7 @@ struct TransferDaemonTests {
 
     @Test func aSHA256MismatchFailsLeavingNoFile() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let destination = rig.server.destination("sum.bin")
         let id = try await rig.add(
             TransferRequest(url: rig.server.url("/sum?size=4000"), destination: destination, sha256: String(repeating: "ab", count: 32)))
@@ -335,7 +340,7 @@ struct TransferDaemonTests {
 
     @Test func aSIGKILLMidTransferResumesWithRangeAtTheDurableOffset() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let size = 1_500_000
         let destination = rig.server.destination("long.bin")
         let path = "/long"
@@ -359,7 +364,7 @@ struct TransferDaemonTests {
 
     @Test func cancelStopsARunningTransferAndRemovesItsPartFile() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let destination = rig.server.destination("slow.bin")
         let id = try await rig.add(TransferRequest(url: rig.server.url("/slow?size=2000000&trickle=50000"), destination: destination))
         try await rig.wait(id, for: "running") { ($0["bytes"] as? Int ?? 0) > 0 }
@@ -377,7 +382,7 @@ struct TransferDaemonTests {
 
     @Test func aBatchStartsTogetherOnceEveryMemberIsReady() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         // The member that must wait comes first: a batch cannot know of members not yet added.
         let second = try await rig.add(
             TransferRequest(
@@ -396,7 +401,7 @@ struct TransferDaemonTests {
 
     @Test func atMostMaxConcurrentRunAndHighPriorityGoesFirst() async throws {
         let rig = try await Rig(config: "transfers:\n  maxConcurrent: 1\n")
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let blocker = try await rig.add(
             TransferRequest(url: rig.server.url("/blocker?hang=1"), destination: rig.server.destination("blocker.bin")))
         try await rig.wait(blocker, for: "running")
@@ -419,7 +424,7 @@ struct TransferDaemonTests {
 
     @Test func theDeadlineFailsAHungTransfer() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let id = try await rig.add(
             TransferRequest(url: rig.server.url("/stuck?hang=1"), destination: rig.server.destination("stuck.bin"), timeout: 1))
         let failed = try await rig.wait(id, for: "failed")
@@ -428,7 +433,7 @@ struct TransferDaemonTests {
 
     @Test func aTrickleBelowTheFloorSuspendsWithANextAttempt() async throws {
         let rig = try await Rig(config: "transfers:\n  throughputWindow: 1\n  throughputFloor: 1024\n")
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let id = try await rig.add(
             TransferRequest(url: rig.server.url("/drip?size=100000&trickle=100"), destination: rig.server.destination("drip.bin")))
         let suspended = try await rig.wait(id, for: "suspended")
@@ -441,7 +446,7 @@ struct TransferDaemonTests {
 
     @Test func badRequestsAreRefusedNamingTheProblemAndLeaveNoFile() async throws {
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let directory = rig.server.directory.path
         let good = rig.server.url("/x?size=10")
         let cases: [(TransferRequest, String, String)] = [
@@ -479,7 +484,7 @@ struct TransferDaemonTests {
               FileManager.default.isExecutableFile(atPath: "/usr/bin/busctl")
         else { return }
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let id = try await rig.add(
             TransferRequest(url: rig.server.url("/mine?size=10"), destination: rig.server.destination("mine.bin"), beginAfter: 3600))
         // The bus directory must let nobody (65534) reach the socket.
@@ -517,7 +522,7 @@ struct TransferDaemonTests {
     @Test func aFullDiskFailsClearlyWithoutAPartialFile() async throws {
         guard CurrentProcess.isRoot else { return }
         let rig = try await Rig()
-        defer { Task { await rig.stop() } }
+        defer { rig.end() }
         let mountPoint = rig.server.destination("small")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
         let mount = try await Program.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint])

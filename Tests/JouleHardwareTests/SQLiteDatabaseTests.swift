@@ -1,4 +1,5 @@
 import Foundation
+import JouleTesting
 import Testing
 @testable import JouleHardware
 
@@ -128,14 +129,18 @@ import Testing
         }
         #expect(try second.query("SELECT v FROM t").first?[0].int64 == 2)
 
-        // Two writers on two connections, each incrementing 200 times in its own transactions.
+        // Two writers on two connections, each incrementing 200 times in its own transactions,
+        // each on a thread of its own: a writer waits for the other's lock in SQLite's busy
+        // handler, which sleeps, and must not hold a cooperative thread meanwhile.
         try await withThrowingTaskGroup(of: Void.self) { group in
             for db in [first, second] {
                 group.addTask {
-                    for _ in 0..<200 {
-                        try db.transaction { c in
-                            let v = try c.query("SELECT v FROM t").first?[0].int64 ?? 0
-                            try c.execute("UPDATE t SET v = ?", [.integer(v + 1)])
+                    try await onThread {
+                        for _ in 0..<200 {
+                            try db.transaction { c in
+                                let v = try c.query("SELECT v FROM t").first?[0].int64 ?? 0
+                                try c.execute("UPDATE t SET v = ?", [.integer(v + 1)])
+                            }
                         }
                     }
                 }
