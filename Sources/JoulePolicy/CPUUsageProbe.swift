@@ -8,8 +8,8 @@ import JouleHardware
 /// - else null. At USER_HZ 100 a tick is 10 ms, so 20 ms gives 2 ticks per core: on fewer
 ///   than 5 cores a first status reports null rather than a figure quantised to 25 or 50 %,
 ///   and the next one (within a minute) reports usage since this one.
-/// Every live call leaves its last sample for the next. A fixture is static: its two samples
-/// need no pause and give null usage, as before.
+/// Every live call leaves its last sample for the next. `unpaused` reads twice back to back:
+/// a fixture is static (null usage, as before), and an engine measures usage itself.
 public struct CPUUsageProbe: Sendable {
     public static let memoAges: ClosedRange<Double> = 0.1...60
     public static let shortSample: Duration = .milliseconds(20)
@@ -19,7 +19,7 @@ public struct CPUUsageProbe: Sendable {
     public static let memoName = "cpu-stat"
 
     let memo: CPUStatMemo?
-    let isFixture: Bool
+    let isUnpaused: Bool
     let now: @Sendable () -> UInt64
     let pause: @Sendable (Duration) -> Void
 
@@ -28,23 +28,23 @@ public struct CPUUsageProbe: Sendable {
     ///   - now: CLOCK_MONOTONIC nanoseconds (injected in tests).
     ///   - pause: sleeps for the short sample (injected in tests).
     public init(
-        memo: CPUStatMemo?, isFixture: Bool = false, now: @escaping @Sendable () -> UInt64 = CPUStatMemo.now,
+        memo: CPUStatMemo?, isUnpaused: Bool = false, now: @escaping @Sendable () -> UInt64 = CPUStatMemo.now,
         pause: @escaping @Sendable (Duration) -> Void = CurrentProcess.sleep(for:)
     ) {
         self.memo = memo
-        self.isFixture = isFixture
+        self.isUnpaused = isUnpaused
         self.now = now
         self.pause = pause
     }
 
-    /// For a fixture tree: two reads, no pause, no memo.
-    public static let fixture = CPUUsageProbe(memo: nil, isFixture: true, now: { 0 }, pause: { _ in })
+    /// Two reads back to back, no memo: a fixture tree, or an engine that measures usage itself.
+    public static let unpaused = CPUUsageProbe(memo: nil, isUnpaused: true, now: { 0 }, pause: { _ in })
 
     /// The latest sample (for the core count) and the usage, nil when /proc/stat cannot be
     /// read or no figure is fine enough.
     public func measure(_ reader: CPUStatReader) -> (stat: CPUStat?, usagePercent: Double?) {
         guard let first = try? reader.read() else { return (nil, nil) }
-        if isFixture {
+        if isUnpaused {
             let second = try? reader.read()
             return (second ?? first, second?.usagePercent(since: first))
         }

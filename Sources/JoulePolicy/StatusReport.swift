@@ -41,54 +41,27 @@ public struct StatusReport: Sendable {
         self.cpuUsagePercent = cpuUsagePercent
     }
 
-    /// Reads devices from `source` and CPU from `procRoot`/proc/stat, sampling the CPU twice
-    /// with `pause` between (the caller decides how long; a fixture passes no pause).
-    /// Throws when the device source cannot be read at all; an unreadable /proc/stat only
-    /// makes the CPU figures null.
+    /// Reads devices from `source` and CPU from `procRoot`/proc/stat, with usage as `probe`
+    /// measures it (`joule status`: the runtime directory's memo or a 20 ms sample, never a
+    /// 0.2 s sleep; a fixture or an engine: two reads back to back). Throws when the device
+    /// source cannot be read at all; an unreadable /proc/stat only makes the CPU figures null.
     public static func collect(
         source: any DeviceSource, procRoot: String, lowPowerOverride: LowPowerOverride,
-        power: PowerStateMachine.Configuration = .init(), pause: () -> Void
+        power: PowerStateMachine.Configuration = .init(), cpu probe: CPUUsageProbe = .unpaused
     ) throws(HardwareError) -> StatusReport {
         try collect(
             supplies: PowerSupplyReader(source: source), thermal: ThermalReader(source: source), procRoot: procRoot,
-            lowPowerOverride: lowPowerOverride, power: power, pause: pause)
-    }
-
-    /// As above, with CPU usage from `probe` (`joule status`: the runtime directory's memo or
-    /// a 20 ms sample, never a 0.2 s sleep).
-    public static func collect(
-        source: any DeviceSource, procRoot: String, lowPowerOverride: LowPowerOverride,
-        power: PowerStateMachine.Configuration = .init(), cpu probe: CPUUsageProbe
-    ) throws(HardwareError) -> StatusReport {
-        try collect(
-            supplies: PowerSupplyReader(source: source), thermal: ThermalReader(source: source), procRoot: procRoot,
-            lowPowerOverride: lowPowerOverride, power: power, measureCPU: probe.measure)
+            lowPowerOverride: lowPowerOverride, power: power, cpu: probe)
     }
 
     /// As above, with readers the caller keeps (an engine reads DMI once, in its reader).
     public static func collect(
         supplies supplyReader: PowerSupplyReader, thermal thermalReader: ThermalReader, procRoot: String,
-        lowPowerOverride: LowPowerOverride, power: PowerStateMachine.Configuration, pause: () -> Void
-    ) throws(HardwareError) -> StatusReport {
-        try collect(
-            supplies: supplyReader, thermal: thermalReader, procRoot: procRoot, lowPowerOverride: lowPowerOverride,
-            power: power
-        ) { reader in
-            guard let first = try? reader.read() else { return (nil, nil) }
-            pause()
-            guard let second = try? reader.read() else { return (first, nil) }
-            return (second, second.usagePercent(since: first))
-        }
-    }
-
-    static func collect(
-        supplies supplyReader: PowerSupplyReader, thermal thermalReader: ThermalReader, procRoot: String,
-        lowPowerOverride: LowPowerOverride, power: PowerStateMachine.Configuration,
-        measureCPU: (CPUStatReader) -> (stat: CPUStat?, usagePercent: Double?)
+        lowPowerOverride: LowPowerOverride, power: PowerStateMachine.Configuration, cpu probe: CPUUsageProbe = .unpaused
     ) throws(HardwareError) -> StatusReport {
         let supplies = try supplyReader.read()
         let thermal = try thermalReader.read()
-        let cpu = measureCPU(CPUStatReader(root: procRoot))
+        let cpu = probe.measure(CPUStatReader(root: procRoot))
         return StatusReport(
             supplies: supplies, thermal: thermal, lowPowerOverride: lowPowerOverride, power: power,
             cpuCores: cpu.stat.flatMap { $0.cores > 0 ? $0.cores : nil }, cpuUsagePercent: cpu.usagePercent)

@@ -44,7 +44,7 @@ struct StatusCommand: AsyncParsableCommand {
         let devices = try DeviceRoot(root)
         let source = devices.source, procRoot = devices.procRoot
         let cpu = devices.isFixture
-            ? CPUUsageProbe.fixture
+            ? CPUUsageProbe.unpaused
             : CPUUsageProbe(memo: RuntimeDirectory.current().map { dir in
                 try? dir.create()
                 return CPUStatMemo(path: dir.file(CPUUsageProbe.memoName))

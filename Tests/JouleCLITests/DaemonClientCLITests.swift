@@ -15,7 +15,7 @@ import Testing
     /// The daemon's GetStatus for `initial`: a fixture's report with what only the daemon adds.
     static func daemonStatus(_ initial: EnergyService.State, malformed: Bool) throws -> String {
         var report = try StatusReport.collect(
-            source: SysfsDeviceSource(root: fixture), procRoot: fixture, lowPowerOverride: .auto, pause: {})
+            source: SysfsDeviceSource(root: fixture), procRoot: fixture, lowPowerOverride: .auto)
         report.source = .daemon
         report.lowPowerMode = initial.lowPowerMode
         report.lowPowerActions = [

@@ -112,7 +112,7 @@ import Testing
 
     @Test func aFixtureIsReadTwiceWithoutPauseOrMemo() throws {
         let rig = try Rig(busy: 100, idle: 900)
-        let result = CPUUsageProbe.fixture.measure(CPUStatReader(root: rig.tree.path))
+        let result = CPUUsageProbe.unpaused.measure(CPUStatReader(root: rig.tree.path))
         #expect(result.stat?.cores == 2)
         #expect(result.usagePercent == nil, "a static tree has no elapsed ticks")
         #expect(rig.memo.load() == nil)

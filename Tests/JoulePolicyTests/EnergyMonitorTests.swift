@@ -153,13 +153,13 @@ final class EventLog: Sendable {
 
     @Test func statusFollowsConfiguredThresholds() throws {
         let source = SysfsDeviceSource(root: Self.xps)
-        let defaults = try StatusReport.collect(source: source, procRoot: Self.xps, lowPowerOverride: .auto, pause: {})
+        let defaults = try StatusReport.collect(source: source, procRoot: Self.xps, lowPowerOverride: .auto)
         #expect(defaults.lowPowerMode && defaults.warningLevel == .low)  // 14 % against 20 %
         var power = PowerStateMachine.Configuration()
         power.lowPercent = 10
         power.warningLowPercent = 12
         power.warningCriticalPercent = 5
-        let custom = try StatusReport.collect(source: source, procRoot: Self.xps, lowPowerOverride: .auto, power: power, pause: {})
+        let custom = try StatusReport.collect(source: source, procRoot: Self.xps, lowPowerOverride: .auto, power: power)
         #expect(!custom.lowPowerMode && custom.warningLevel == .none)
     }
 

@@ -17,7 +17,7 @@ import Testing
 
     static func report(_ name: String) throws -> StatusReport {
         let root = "\(fixtures)/\(name)"
-        return try StatusReport.collect(source: SysfsDeviceSource(root: root), procRoot: root, lowPowerOverride: .auto, pause: {})
+        return try StatusReport.collect(source: SysfsDeviceSource(root: root), procRoot: root, lowPowerOverride: .auto)
     }
 
     @Test func thereAreFixtures() { #expect(Self.fixtureNames.count >= 10) }

@@ -113,7 +113,7 @@ struct TransferConditionsFixtureTests {
     static func environment(_ machine: String, metered: Bool = false) throws -> TransferConditions.Environment {
         let root = fixtures + "/" + machine
         let report = try StatusReport.collect(
-            source: SysfsDeviceSource(root: root), procRoot: root, lowPowerOverride: .auto, pause: {})
+            source: SysfsDeviceSource(root: root), procRoot: root, lowPowerOverride: .auto)
         return TransferConditions.Environment(report: report, metered: metered, space: TransferConditionsTests.roomy, now: 1000)
     }
 

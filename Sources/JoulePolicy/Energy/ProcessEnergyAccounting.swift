@@ -77,7 +77,7 @@ public struct ProcessEnergyAccounting: Sendable {
         // A counter that went backwards (iowait can) counts as no progress.
         let busy = reading.node.busy &- min(reading.node.busy, previous.node.busy)
         let total = reading.node.total &- min(reading.node.total, previous.node.total)
-        if total > 0 { sample.nodeCPUPercent = Double(busy) / Double(total) * 100 }
+        sample.nodeCPUPercent = reading.node.usagePercent(since: previous.node)
         let split = EnergyAttribution.split(hostJoules: reading.hostWatts.map { $0 * interval }, busyTicks: busy, totalTicks: total)
 
         // A process not seen before started within the interval: all its CPU time and

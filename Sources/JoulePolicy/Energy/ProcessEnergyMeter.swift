@@ -55,9 +55,6 @@ public actor ProcessEnergyMeter {
         accounting = ProcessEnergyAccounting(ticksPerSecond: ticksPerSecond)
     }
 
-    /// Energy attributed to each unit since the first sample.
-    public var unitJoules: [String: Double] { accounting.unitJoules }
-
     /// Measures the interval since the previous call (the first call is a baseline). Throws
     /// only when /proc or /proc/stat cannot be read; a power source that cannot be read is
     /// passed over, with the reason in `source.passedOver`.

@@ -118,7 +118,7 @@ public actor EnergyMonitor {
         productName = supplyReader.productName
         let report = try StatusReport.collect(
             supplies: supplyReader, thermal: ThermalReader(source: source), procRoot: configuration.procRoot,
-            lowPowerOverride: override, power: configuration.power, pause: {})
+            lowPowerOverride: override, power: configuration.power)
         let now = clock.now()
         power.start(report.supplies, override: override, at: now)
         thermal.start(report.thermal, at: now)
