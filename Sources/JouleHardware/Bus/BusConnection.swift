@@ -122,6 +122,26 @@ public final class BusConnection: Sendable {
         return stream
     }
 
+    /// Signals matching any of `rules`, in one stream in the order the bus delivered them
+    /// (separate streams lose the order between them: a name's owner change could overtake a
+    /// signal its old owner sent before it). A message matching two rules arrives twice.
+    public func signals(matchingAny rules: [String]) async throws(BusError) -> AsyncStream<BusSignalMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BusSignalMessage.self)
+        let ids = try await gateway.perform("AddMatch") { loop throws(BusError) in
+            var ids: [Int] = []
+            do throws(BusError) {
+                for rule in rules { ids.append(try loop.addMatch(rule, continuation: continuation)) }
+            } catch {
+                for id in ids { loop.removeMatch(id) }
+                throw error
+            }
+            return ids
+        }
+        let gateway = self.gateway
+        continuation.onTermination = { _ in gateway.submit { loop in for id in ids { loop.removeMatch(id) } } }
+        return stream
+    }
+
     /// How often the bus thread has woken from poll(2), for tests of frugality.
     var loopWakeups: Int { gateway.wakeups }
 

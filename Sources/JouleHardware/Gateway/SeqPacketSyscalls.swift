@@ -29,23 +29,32 @@ extension Syscalls {
     }
 
     /// A listening socket at `path` (a stale socket file there is replaced), with `mode`.
+    /// It is bound, chmod-ed and listening under a temporary name first, then renamed into
+    /// place: a client that sees the file can connect at once, never "Connection refused"
+    /// between bind(2) and listen(2). A non-socket file at `path` is never replaced.
     static func listenSeqPacket(_ path: String, mode: UInt32) throws(HardwareError) -> Int32 {
-        var address = try unixAddress(path)
+        var existing = stat()
+        if lstat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFSOCK {
+            throw HardwareError(operation: "bind", path: path, detail: "a file that is not a socket is in the way")
+        }
+        _ = try unixAddress(path)
+        let temporary = "\(path).\(getpid())"
+        var address = try unixAddress(temporary)
         let fd = socket(AF_UNIX, seqPacketType, 0)
         guard fd >= 0 else { throw HardwareError(operation: "socket", path: path, errno: .current) }
-        unlinkIfSocket(path)
+        unlinkIfSocket(temporary)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else {
             let failure = Errno.current
             _ = Glibc.close(fd)
-            throw HardwareError(operation: "bind", path: path, errno: failure)
+            throw HardwareError(operation: "bind", path: temporary, errno: failure)
         }
-        guard chmod(path, mode_t(mode)) == 0, listen(fd, 16) == 0 else {
+        guard chmod(temporary, mode_t(mode)) == 0, listen(fd, 16) == 0, Glibc.rename(temporary, path) == 0 else {
             let failure = Errno.current
             _ = Glibc.close(fd)
-            _ = unlink(path)
+            _ = unlink(temporary)
             throw HardwareError(operation: "listen", path: path, errno: failure)
         }
         return fd

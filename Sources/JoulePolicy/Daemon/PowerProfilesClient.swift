@@ -77,31 +77,25 @@ public struct PowerProfilesClient: Sendable {
     /// announces every change on both objects), only from the first name in `services`.
     /// The stream ends when the connection closes; dropping it removes the matches.
     public static func changes(on bus: BusConnection) async throws(BusError) -> AsyncStream<PowerProfilesChange> {
-        var sources: [(Service, Source, AsyncStream<BusSignalMessage>)] = []
-        for service in services {
-            let owner = try await bus.signals(
-                matching: "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                    + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(service.busName)'")
-            let object = try await bus.signals(matching: "type='signal',path='\(service.path)'")
-            sources += [(service, .owner, owner), (service, .object, object)]
-        }
-        let streams = sources
+        // One stream for both names and both objects: the order in which the bus sent them is
+        // what decides whether a signal came from the name's owner of the time.
+        let signals = try await bus.signals(
+            matchingAny: services.flatMap { service in
+                [
+                    "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                        + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(service.busName)'",
+                    "type='signal',path='\(service.path)'",
+                ]
+            })
         // Read after the matches exist, so that a change in between shows up in both.
         let owners = OwnerTable()
         await owners.refresh(on: bus)
 
         let (stream, continuation) = AsyncStream.makeStream(of: PowerProfilesChange.self)
         let task = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for (service, source, signals) in streams {
-                    group.addTask {
-                        for await signal in signals {
-                            guard let change = await Self.change(from: signal, source: source, service: service, owners: owners, bus: bus)
-                            else { continue }
-                            continuation.yield(change)
-                        }
-                    }
-                }
+            for await signal in signals {
+                guard let change = await Self.change(from: signal, owners: owners, bus: bus) else { continue }
+                continuation.yield(change)
             }
             continuation.finish()
         }
@@ -109,19 +103,15 @@ public struct PowerProfilesClient: Sendable {
         return stream
     }
 
-    private enum Source: Sendable { case owner, object }
-
-    private static func change(
-        from signal: BusSignalMessage, source: Source, service: Service, owners: OwnerTable, bus: BusConnection
-    ) async -> PowerProfilesChange? {
-        switch source {
-        case .owner:
+    private static func change(from signal: BusSignalMessage, owners: OwnerTable, bus: BusConnection) async -> PowerProfilesChange? {
+        if signal.sender == "org.freedesktop.DBus", signal.member == "NameOwnerChanged" {
             guard signal.arguments.count == 3, let name = signal.arguments[0].stringValue,
                 let newOwner = signal.arguments[2].stringValue
             else { return nil }
             owners.set(name, owner: newOwner.isEmpty ? nil : newOwner)
             return .ownerChanged(busName: name, present: !newOwner.isEmpty)
-        case .object:
+        } else {
+            guard let service = services.first(where: { $0.path == signal.path }) else { return nil }
             let change: PowerProfilesChange
             switch (signal.interface, signal.member) {
             case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
