@@ -62,6 +62,8 @@ pid_t joule_spawn(const char *path, char *const argv[], char *const envp[],
 
 int joule_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
 
+int joule_set_thread_name(const char *name) { return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
+
 int joule_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 int joule_peer_credentials(int fd, pid_t *pid, uid_t *uid) {

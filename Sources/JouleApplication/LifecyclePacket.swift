@@ -1,7 +1,11 @@
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 #endif
 
 /// One packet from joule, decoded. Told apart by keys, as the protocol says: events have

@@ -6,6 +6,7 @@ struct Joule: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "joule",
         abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU, beacons and deferred transfers.",
+        version: JouleVersion.current,
         subcommands: [
             StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self,
             CPUMonitorCommand.self, ReportsCommand.self, EnforceCommand.self, DevicesCommand.self, DaemonCommand.self,

@@ -31,4 +31,7 @@ int joule_peer_credentials(int fd, pid_t *pid, uid_t *uid);
 // process tree stays visible (prctl is variadic in C).
 int joule_set_child_subreaper(void);
 
+// prctl(PR_SET_NAME): the calling thread's name in /proc/PID/task/TID/comm (15 bytes kept).
+int joule_set_thread_name(const char *name);
+
 #endif

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// "Something about links or routes changed", as an `AsyncStream` of empty ticks: an rtnetlink

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Synchronization
 
 /// A command `joule run` started: forked into its cgroup and held at a gate until the
@@ -96,7 +100,7 @@ public final class ChildProcess: Sendable {
     public func termination(reapOrphans: Bool) async -> Termination {
         let pid = pid
         return await withCheckedContinuation { continuation in
-            let thread = Thread {
+            let wait: @Sendable () -> Void = {
                 while true {
                     switch Syscalls.waitForChild(reapOrphans ? -1 : pid) {
                     case .exited(let reaped, let status) where reaped == pid:
@@ -111,8 +115,13 @@ public final class ChildProcess: Sendable {
                     }
                 }
             }
-            thread.name = "joule-wait"
-            thread.start()
+            do throws(HardwareError) {
+                try Syscalls.detachThread(name: "joule-wait", wait)
+            } catch {
+                // At the thread limit: waiting here holds one executor thread, but the
+                // command's end is still collected rather than lost.
+                wait()
+            }
         }
     }
 

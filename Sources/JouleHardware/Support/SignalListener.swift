@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 
 /// Delivers SIGINT, SIGTERM (and any other termination signals asked for) to a Swift callback
@@ -19,14 +18,17 @@ public final class SignalListener: Sendable {
         self.signals = signals
         let pipe = try Syscalls.openSignalPipe(signals.map(\.number))
         self.pipe = pipe
-        let thread = Thread { [active] in
-            while let number = Syscalls.readSignal(pipe.read) {
-                guard active.value.withLock({ $0 }) else { return }
-                if let signal = TerminationSignal(number: number) { handler(signal) }
+        do throws(HardwareError) {
+            try Syscalls.detachThread(name: "joule-signals") { [active] in
+                while let number = Syscalls.readSignal(pipe.read) {
+                    guard active.value.withLock({ $0 }) else { return }
+                    if let signal = TerminationSignal(number: number) { handler(signal) }
+                }
             }
+        } catch {
+            Syscalls.closeSignalPipe(pipe, signals: signals.map(\.number))
+            throw error
         }
-        thread.name = "joule-signals"
-        thread.start()
     }
 
     /// Stops delivering and restores the default actions no other listener still handles.

@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Synchronization
 
 /// A thread of its own for a gateway loop that sleeps in poll(2) on its socket and on a stop
@@ -19,18 +19,22 @@ final class StoppableThread: Sendable {
         let started = DispatchSemaphore(value: 0)
         let failure = Mutex<HardwareError?>(nil)
         let stopFD = wake.read
-        let thread = Thread {
-            do throws(HardwareError) {
-                try body(stopFD) { started.signal() }
-            } catch {
-                failure.withLock { $0 = error }
-                started.signal()
+        do throws(HardwareError) {
+            try Syscalls.detachThread(name: name) {
+                do throws(HardwareError) {
+                    try body(stopFD) { started.signal() }
+                } catch {
+                    failure.withLock { $0 = error }
+                    started.signal()
+                }
+                finished()
+                Syscalls.close(stopFD)
             }
-            finished()
+        } catch {
             Syscalls.close(stopFD)
+            stopped.withLock { $0 = true }
+            throw error
         }
-        thread.name = name
-        thread.start()
         started.wait()
         if let error = failure.withLock({ $0 }) {
             // deinit runs for this fully initialized instance and closes the write end.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JouleHardware
 
 /// Supervises apps: one `AppLifecycleMachine` each, carried out through the app's actuator

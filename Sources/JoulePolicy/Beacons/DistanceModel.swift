@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The curve-fitted distance estimate AltBeacon uses for Nexus-class receivers:
 /// with r = rssi / txPower, distance = r^10 when r < 1, else A·r^B + C, in metres.

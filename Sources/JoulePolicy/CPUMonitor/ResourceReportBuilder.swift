@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JouleHardware
 
 /// Builds the report of one violation from what the monitor measured (the window's usage and

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import JouleHardware
 
 /// A directory of resource reports: `STEM.txt` (for people) beside `STEM.json` (for tools),

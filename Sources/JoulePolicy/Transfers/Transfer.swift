@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One queued download or upload, as the daemon keeps it in `TransferStore`. Times are Unix
 /// seconds (wall clock): they must mean the same after a reboot.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One request header the client asked for (`--header 'K: V'`), kept in order; a name may
 /// repeat.

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import CJouleShims
+
+/// Detached pthreads for loops that block in the kernel (poll, waitpid, read on a signal
+/// pipe): Foundation's Thread is the only reason the hardware layer would need all of
+/// Foundation, and a pthread is what it wraps anyway.
+extension Syscalls {
+    private final class ThreadStart {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+
+    /// Starts `body` on a new detached thread named `name` (at most 15 bytes are kept), or
+    /// throws why not (EAGAIN when the process is at its thread limit).
+    static func detachThread(name: String, _ body: @escaping @Sendable () -> Void) throws(HardwareError) {
+        let start = Unmanaged.passRetained(ThreadStart { _ = joule_set_thread_name(name); body() }).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { argument in
+            let start = Unmanaged<ThreadStart>.fromOpaque(argument!).takeRetainedValue()
+            start.body()
+            return nil
+        }, start)
+        guard status == 0 else {
+            Unmanaged<ThreadStart>.fromOpaque(start).release()
+            throw HardwareError(operation: "pthread_create", path: name, errno: Errno(status))
+        }
+        pthread_detach(thread)
+    }
+}
