@@ -70,7 +70,7 @@ public final class JouleProcessInfo: Sendable {
         source: any DeviceSource, overrideStore: LowPowerOverrideStore?, clock: any JouleClock,
         configuration: EnergyMonitor.Configuration = .init()
     ) async throws(HardwareError) {
-        let monitor = EnergyMonitor(source: source, overrideStore: overrideStore, clock: clock, configuration: configuration)
+        let monitor = try EnergyMonitor(source: source, overrideStore: overrideStore, clock: clock, configuration: configuration)
         try await monitor.start()
         let hub = Hub(lowPowerMode: await monitor.lowPowerMode, thermalState: await monitor.thermalState)
         self.hub = hub

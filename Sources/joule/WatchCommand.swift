@@ -95,11 +95,12 @@ struct WatchCommand: AsyncParsableCommand {
         configuration.procRoot = devices.procRoot
 
         let clock = SystemClock()
-        let monitor = EnergyMonitor(
-            source: source, overrideStore: LowPowerCommand.store(), clock: clock, configuration: configuration,
-            warn: { Console.error("joule: \($0)") })
+        let monitor: EnergyMonitor
         let snapshot: StatusReport
         do {
+            monitor = try EnergyMonitor(
+                source: source, overrideStore: LowPowerCommand.store(), clock: clock, configuration: configuration,
+                warn: { Console.error("joule: \($0)") })
             snapshot = try await monitor.start()
         } catch {
             Console.error("joule: \(error)")

@@ -55,7 +55,7 @@ final class FixedEnergy: EnergySnapshotSource {
         let clock = ManualClock(now: 1_000_000)
         var configuration = EnergyMonitor.Configuration()
         configuration.procRoot = "/nonexistent"
-        let engine = EnergyMonitor(source: source, overrideStore: nil, clock: clock, configuration: configuration)
+        let engine = try EnergyMonitor(source: source, overrideStore: nil, clock: clock, configuration: configuration)
         try await engine.start()
         var settings = DaemonHistory.Settings()
         settings.flushRows = flushRows

@@ -45,7 +45,7 @@ import Testing
         let root = fixtures.appendingPathComponent(machine).path
         var configuration = EnergyMonitor.Configuration()
         configuration.procRoot = root
-        let monitor = EnergyMonitor(source: SysfsDeviceSource(root: root), overrideStore: nil, clock: ManualClock(), configuration: configuration)
+        let monitor = try EnergyMonitor(source: SysfsDeviceSource(root: root), overrideStore: nil, clock: ManualClock(), configuration: configuration)
         _ = try await monitor.start()
         return monitor
     }

@@ -70,7 +70,7 @@ final class EventLog: Sendable {
         var configuration = EnergyMonitor.Configuration()
         configuration.schedule.fixedInterval = fixed
         configuration.procRoot = "/nonexistent"
-        let monitor = EnergyMonitor(source: source, overrideStore: nil, clock: clock, configuration: configuration)
+        let monitor = try EnergyMonitor(source: source, overrideStore: nil, clock: clock, configuration: configuration)
         let log = EventLog()
         try await monitor.start()
         let task = Task { await monitor.run { log.append($0) } }
@@ -167,7 +167,7 @@ final class EventLog: Sendable {
         var configuration = EnergyMonitor.Configuration()
         configuration.power.lowPercent = 10
         configuration.procRoot = Self.xps
-        let monitor = EnergyMonitor(
+        let monitor = try EnergyMonitor(
             source: SysfsDeviceSource(root: Self.xps), overrideStore: nil, clock: ManualClock(), configuration: configuration)
         let snapshot = try await monitor.start()
         #expect(!snapshot.lowPowerMode)

@@ -57,7 +57,7 @@ public final class LiveHCITransport: HCITransport {
         socket fd: Int32, adapterName: String, savedFilter: BluetoothGateway.SocketFilter?,
         commandTimeout: Duration = .seconds(2), tick: Duration = .seconds(1)
     ) throws(HCITransportError) {
-        do throws(HardwareError) { wake = try BluetoothGateway.makeWakePipe() } catch {
+        do throws(HardwareError) { wake = try Syscalls.wakePipe() } catch {
             if savedFilter == nil { BluetoothGateway.closeDescriptor(fd) } else { BluetoothGateway.close(fd) }
             throw .system(error)
         }
@@ -87,7 +87,7 @@ public final class LiveHCITransport: HCITransport {
                 return nil
             }
             if let refused { return continuation.resume(returning: .failure(refused)) }
-            BluetoothGateway.wake(wake.write)
+            Syscalls.poke(wake.write)
         }
         return try result.get()
     }
@@ -128,7 +128,7 @@ public final class LiveHCITransport: HCITransport {
                 state.closed.append(continuation)
                 return false
             }
-            if done { continuation.resume() } else { BluetoothGateway.wake(wake.write) }
+            if done { continuation.resume() } else { Syscalls.poke(wake.write) }
         }
     }
 
@@ -147,7 +147,7 @@ public final class LiveHCITransport: HCITransport {
             for command in outbox { write(command) }
             let ready = BluetoothGateway.wait(
                 socket: fd, wake: wake.read, timeoutMs: Self.milliseconds(until: min(nextTick, earliestCommand ?? nextTick)))
-            if ready.wake { BluetoothGateway.drainWake(wake.read) }
+            if ready.wake { Syscalls.drainWake(wake.read) }
             if ready.socket {
                 switch BluetoothGateway.read(fd, into: buffer) {
                 case .success(let n) where n > 1:

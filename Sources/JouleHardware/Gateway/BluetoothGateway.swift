@@ -131,31 +131,6 @@ public enum BluetoothGateway {
         }
     }
 
-    /// A wake pipe: (read end, write end), both non-blocking and close-on-exec. Another thread
-    /// writes a byte to wake a loop waiting in `wait` on the read end. (An eventfd would do as
-    /// well; <sys/eventfd.h> is not in the Glibc module, and a pipe needs no shim.)
-    static func makeWakePipe() throws(HardwareError) -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [-1, -1]
-        guard Glibc.pipe(&fds) == 0 else { throw HardwareError(operation: "pipe", path: "hci wake", errno: .current) }
-        for fd in fds {
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        }
-        return (fds[0], fds[1])
-    }
-
-    /// Writes one byte to the wake pipe. Never blocks: a full pipe means the loop is woken already.
-    static func wake(_ writeEnd: Int32) {
-        var byte: UInt8 = 1
-        _ = Glibc.write(writeEnd, &byte, 1)
-    }
-
-    /// Empties the wake pipe after a wake.
-    static func drainWake(_ readEnd: Int32) {
-        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        while withUnsafeMutableBytes(of: &bytes, { Glibc.read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
-    }
-
     /// What `wait` found.
     struct Readiness {
         var socket = false

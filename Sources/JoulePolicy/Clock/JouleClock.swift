@@ -9,9 +9,17 @@ public protocol JouleClock: Sendable {
     func now() -> Double
     /// Suspends until `now() >= deadline`, or throws `CancellationError` when the task is cancelled.
     func sleep(until deadline: Double) async throws
+    /// The same, with the wait kept on `loop`'s thread where the clock can: an engine running
+    /// on that loop then wakes once per deadline. Clocks that drive time themselves (tests'
+    /// manual clocks) ignore the loop.
+    nonisolated(nonsending) func sleep(until deadline: Double, on loop: LoopExecutor) async throws
 }
 
 extension JouleClock {
+    public nonisolated(nonsending) func sleep(until deadline: Double, on loop: LoopExecutor) async throws {
+        try await sleep(until: deadline)
+    }
+
     /// Suspends for `span` from now, or throws `CancellationError` when the task is cancelled.
     public func sleep(for span: Duration) async throws {
         try await sleep(until: now() + span)

@@ -26,4 +26,14 @@ public struct SystemClock: JouleClock {
         // Generous tolerance lets the kernel coalesce our wakeups with others' (timer slack).
         try await ContinuousClock().sleep(for: .seconds(clamping: remaining), tolerance: .milliseconds(50))
     }
+
+    public nonisolated(nonsending) func sleep(until deadline: Double, on loop: LoopExecutor) async throws {
+        let remaining = deadline - now()
+        guard remaining > 0 else {
+            try Task.checkCancellation()
+            return
+        }
+        let nanos = remaining >= 1e9 ? Int64.max / 2 : Int64(remaining * 1e9)
+        try await loop.sleep(untilMonotonic: LoopExecutor.monotonicNanos() + nanos, isolation: #isolation)
+    }
 }

@@ -127,9 +127,14 @@ public actor JouleDaemon {
 
         let bus = try await connect()
         self.bus = bus
-        let engine = EnergyMonitor(
-            source: options.source, overrideStore: options.stateDirectory.map { LowPowerOverrideStore(directory: $0.path) },
-            clock: SystemClock(), configuration: engineConfiguration(), warn: log)
+        let engine: EnergyMonitor
+        do {
+            engine = try EnergyMonitor(
+                source: options.source, overrideStore: options.stateDirectory.map { LowPowerOverrideStore(directory: $0.path) },
+                clock: SystemClock(), configuration: engineConfiguration(), warn: log)
+        } catch {
+            throw .setup("cannot start the energy engine: \(error)")
+        }
         self.engine = engine
         do {
             try await engine.start()

@@ -86,9 +86,14 @@ public struct EnforcementSession: Sendable {
             var configuration = EnergyMonitor.Configuration()
             configuration.schedule.fixedInterval = options.interval
             configuration.procRoot = procRoot
-            let monitor = EnergyMonitor(
-                source: source, overrideStore: overrideStore, clock: clock, configuration: configuration,
-                warn: { emit(.warning($0)) })
+            let monitor: EnergyMonitor
+            do throws(HardwareError) {
+                monitor = try EnergyMonitor(
+                    source: source, overrideStore: overrideStore, clock: clock, configuration: configuration,
+                    warn: { emit(.warning($0)) })
+            } catch {
+                throw Failure.devices(error)
+            }
             let snapshot: StatusReport
             switch await Self.start(monitor) {
             case .success(let report): snapshot = report

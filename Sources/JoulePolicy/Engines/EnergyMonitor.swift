@@ -41,11 +41,15 @@ public actor EnergyMonitor {
     private var profileRequest = false
     /// Where the running loop's events go, so that inputs set from outside emit too.
     private var emitter: (@Sendable (TimedEvent) async -> Void)?
+    /// The engine's own thread: its polls sleep there and run there, one wakeup each.
+    private let loop: LoopExecutor
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
 
     public init(
         source: any DeviceSource, overrideStore: LowPowerOverrideStore?, clock: any JouleClock,
         configuration: Configuration = Configuration(), warn: @escaping @Sendable (String) -> Void = { _ in }
-    ) {
+    ) throws(HardwareError) {
+        loop = try LoopExecutor(name: "joule-energy")
         self.source = source
         self.overrideStore = overrideStore
         self.clock = clock
@@ -54,6 +58,8 @@ public actor EnergyMonitor {
         power = PowerStateMachine(configuration: configuration.power)
         thermal = ThermalStateMachine(confirmations: configuration.thermalConfirmations)
     }
+
+    deinit { loop.stop() }
 
     public var lowPowerMode: Bool { power.lowPowerMode }
     public var lowPowerModeSource: LowPowerModeSource { power.source }
@@ -139,7 +145,12 @@ public actor EnergyMonitor {
     }
 
     /// Runs until the calling task is cancelled, handing every event to `emit` in order.
+    /// The task prefers the engine's thread meanwhile, so what it awaits resumes there.
     public func run(emit: @escaping @Sendable (TimedEvent) async -> Void) async {
+        await withTaskExecutorPreference(loop) { await self.runOnLoop(emit: emit) }
+    }
+
+    private func runOnLoop(emit: @escaping @Sendable (TimedEvent) async -> Void) async {
         emitter = emit
         defer { emitter = nil }
         if !started {
@@ -158,11 +169,11 @@ public actor EnergyMonitor {
             }
         }
         guard let monitor else {
-            // Polling only (a fixture tree, or no uevents): sleep in this task, so a poll costs
-            // one timer wakeup and no hops between tasks.
+            // Polling only (a fixture tree, or no uevents): sleep in this task on the engine's
+            // thread, so a poll costs that thread's one timer wakeup and no hops between tasks.
             while !Task.isCancelled {
                 do {
-                    try await clock.sleep(until: min(nextPowerRead, nextThermalRead))
+                    try await clock.sleep(until: min(nextPowerRead, nextThermalRead), on: loop)
                 } catch {
                     break
                 }
@@ -241,12 +252,12 @@ public actor EnergyMonitor {
         }
     }
 
-    /// A task that wakes the loop at `deadline`.
+    /// A task that wakes the loop at `deadline`. It captures `self`, so it is isolated to the
+    /// engine and starts, sleeps and wakes on the engine's thread.
     private func arm(deadline: Double, wake: AsyncStream<Wake>.Continuation) -> Task<Void, Never> {
-        let clock = self.clock
-        return Task {
+        Task {
             do {
-                try await clock.sleep(until: deadline)
+                try await self.clock.sleep(until: deadline, on: self.loop)
                 wake.yield(.timer)
             } catch {
                 // Cancelled: a newer deadline replaced this one.

@@ -143,7 +143,7 @@ public final class HistoryStore: Sendable {
             try database.transaction { db in
                 let old = try Self.samples(db, path: path, where: "trigger <> 'hourly' AND time < ?", [.real(cutoff)])
                 let hourly = retention.aggregate(old.map(\.sample))
-                try Self.delete(db, where: "trigger <> 'hourly' AND time < ?", [.real(cutoff)])
+                _ = try Self.delete(db, where: "trigger <> 'hourly' AND time < ?", [.real(cutoff)])
                 try Self.insert(hourly, db)
                 var deleted = try Self.delete(db, where: "time < ?", [.real(oldest)])
                 deleted += try db.execute("DELETE FROM history_entries WHERE time < ?", [.real(oldest)])
