@@ -71,6 +71,34 @@ def timed(cmd, env=None, stdout=subprocess.DEVNULL, runs=10):
     return median(times)
 
 
+def timed_rss(cmd, runs=20):
+    """Median wall seconds and median peak RSS (MiB, from wait4's ru_maxrss) of `cmd`."""
+    times, peaks = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        times.append(time.perf_counter() - start)
+        peaks.append(usage.ru_maxrss / 1024)
+        if status != 0:
+            raise RuntimeError(f"{' '.join(cmd)} exited with {status}")
+    return median(times), median(peaks)
+
+
+def callgrind_instructions(cmd):
+    """Instructions executed (callgrind's Ir total) by `cmd`: unlike times, stable on a noisy
+    machine and comparable across machines of one architecture. None without valgrind."""
+    if not shutil.which("valgrind"):
+        return None
+    with tempfile.NamedTemporaryFile(prefix="callgrind-", suffix=".out") as out:
+        subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        for line in open(out.name):
+            if line.startswith(("totals:", "summary:")):
+                return int(line.split()[1])
+    return None
+
+
 def sh(cmd):
     return " ".join(c if c and all(ch.isalnum() or ch in "-_./=:,[]'" for ch in c) else "'" + c.replace("'", "'\\''") + "'"
                     for c in cmd)
@@ -133,6 +161,17 @@ def bench_sampling():
                      "met" if ns <= target and psutil_ns / ns >= 10 else "missed", cmd))
         rows.append(("〃", "", "`" + " ".join(ps_cmd) + "` (whole process, ÷ processes)", f"{ps_ns/1000:.2f} µs",
                      ps_ns / ns, "", "", "python3 scripts/bench.py (ps row)"))
+        # Instructions per process per sample: 11 samples minus 1, so start-up and the cold
+        # first sample (opening every descriptor) cancel out.
+        few = callgrind_instructions([JOULE_BENCH, "sample", "--rounds", "1"])
+        many = callgrind_instructions([JOULE_BENCH, "sample", "--rounds", "11"])
+        if few is not None and many is not None:
+            per = (many - few) / (10 * procs)
+            rows.append(("〃 instructions per process per sample (callgrind, warm samples)", f"{per:,.0f} Ir", "", "", None,
+                         "reference for later changes", "",
+                         f"valgrind --tool=callgrind {JOULE_BENCH.replace(ROOT + '/', '')} sample --rounds 11 (minus --rounds 1, ÷ 10 × processes)"))
+        else:
+            notes.append("valgrind is not installed: no callgrind rows.")
         notes.append(f"Sampling: joule-bench keeps /proc/PID/stat, schedstat and task descriptors open "
                      f"({j['openDescriptors']} open) and preads them; the first (cold) sample, which opens them, cost "
                      f"{j['coldNsPerProcess']/1000:.2f} µs per process. psutil is timed in-process after a warm-up "
@@ -306,6 +345,10 @@ def bench_status(work):
     sensors_cmd = ["sensors", "-j"]
     check = subprocess.run(py_cmd, env=dict(os.environ, **env), capture_output=True, text=True, check=True).stdout
     notes.append(f"psutil under umockdev read: `{check.strip()}` (the same battery and zones joule reports).")
+    version_s, version_mib = timed_rss([JOULE, "--version"], runs=20)
+    rows.append(("`joule --version`, cold process (start-up alone)", f"{version_s*1000:.1f} ms, {version_mib:.1f} MiB peak RSS",
+                 "", "", None, "≤ 3 ms, ≤ 8 MiB",
+                 "met" if version_s <= 0.003 and version_mib <= 8 else "missed", f"{JOULE_REL} --version"))
     j = timed(joule_cmd, env=env, runs=20)
     jr = timed(root_cmd, env=env, runs=20)
     p = timed(py_cmd, env=env, runs=20)
@@ -393,6 +436,18 @@ def bench_beacons(work):
                  f"{inproc['advertsPerSecond']/1e6:.2f} M adverts/s", "", "", None, "≥ 3 M adverts/s",
                  "met" if inproc["advertsPerSecond"] >= 3e6 else "missed",
                  ".build/release/joule-bench decode /tmp/large.btsnoop --rounds 5"))
+    # Instructions per advert on a smaller capture (callgrind runs ~50× slower): 3 rounds minus 1.
+    small = os.path.join(work, "small.btsnoop")
+    subprocess.run([sys.executable, "scripts/gen-btsnoop-fixtures.py", "--large", small, "20000"], check=True)
+    small_adverts = json.loads(subprocess.run([JOULE_BENCH, "decode", small, "--rounds", "1"], capture_output=True,
+                                              text=True, check=True).stdout)["adverts"]
+    few = callgrind_instructions([JOULE_BENCH, "decode", small, "--rounds", "1"])
+    many = callgrind_instructions([JOULE_BENCH, "decode", small, "--rounds", "3"])
+    if few is not None and many is not None:
+        rows.append(("〃 instructions per advert (callgrind: reader → decoder → NDJSON)",
+                     f"{(many - few) / (2 * small_adverts):,.0f} Ir", "", "", None, "reference for later changes", "",
+                     "python3 scripts/gen-btsnoop-fixtures.py --large /tmp/small.btsnoop 20000 && valgrind --tool=callgrind "
+                     ".build/release/joule-bench decode /tmp/small.btsnoop --rounds 3 (minus --rounds 1, ÷ 2 × adverts)"))
     notes.append(f"Beacons: the capture has three legacy reports per event (two beacons and one non-beacon); joule's and "
                  f"the Python decoder's adverts {'agree' if agree else 'DO NOT agree'} (count and first 2000 values). "
                  f"tshark decodes every field of every packet (it is a general dissector), so it is the slow peer by nature. "
@@ -1196,7 +1251,7 @@ def main():
     started = time.time()
     m_start = machine()
     subprocess.run(["scripts/install-deps.sh", "python3-psutil", "tshark", "umockdev", "upower", "dbus-daemon",
-                    "python3-dbus", "python3-dbusmock", "systemd", "curl", "lm-sensors"], check=True)
+                    "python3-dbus", "python3-dbusmock", "systemd", "curl", "lm-sensors", "valgrind"], check=True)
     if os.environ.get("BENCH_SKIP_BUILD") != "1":
         build()
     work = tempfile.mkdtemp(prefix="joule-bench-")
