@@ -31,23 +31,20 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", path: "CModules/CSystemd",
             pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
-        // System libcrypto for SHA-256 (EVP): NIOSSL's BoringSSL is not a product, and
-        // swift-crypto would build a second BoringSSL.
-        .systemLibrary(
-            name: "CCrypto", path: "CModules/CCrypto",
-            pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(
             name: "CSQLite", path: "CModules/CSQLite",
             pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // What Swift cannot import from sd-bus: the vtable macros.
         .target(name: "CSdBusShims", dependencies: ["CSystemd"], path: "CModules/CSdBusShims"),
         // What Swift cannot import (pidfd_open, pidfd_send_signal through syscall(2)).
+        // CJouleShims also loads the system libcrypto for SHA-256 on first use (sha256.c):
+        // NIOSSL's BoringSSL is not a product, and swift-crypto would build a second BoringSSL.
         .target(name: "CJouleShims", path: "CModules/CJouleShims"),
         // Readings as Sendable values; knows nothing of policy. Only Gateway/ calls C.
         .target(
             name: "JouleHardware",
             dependencies: [
-                "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CCrypto", "CSQLite",
+                "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CSQLite",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // State engines and enforcement; never touches a file descriptor or C pointer itself.

@@ -36,10 +36,10 @@ import Testing
 
     @Test func plainDownloadVerifiesSHA256AndRenamesIntoPlace() async throws {
         let expected = FaultHTTPServer.body(size: 200_000)
-        let digest = SHA256Hasher()
+        let digest = try SHA256Hasher()
         digest.update(expected)
         let dest = server.destination("plain.bin")
-        let request = DownloadRequest(url: server.url("/plain?size=200000"), destination: dest, sha256: digest.finalize())
+        let request = DownloadRequest(url: server.url("/plain?size=200000"), destination: dest, sha256: try digest.finalize())
         let results = try await withDownloader { await run(request, $0) }
         #expect(results.map(\.outcome) == [.completed])
         #expect(FaultHTTPServer.fileBytes(dest) == expected)

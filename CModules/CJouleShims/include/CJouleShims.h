@@ -31,6 +31,14 @@ int joule_peer_credentials(int fd, pid_t *pid, uid_t *uid);
 // process tree stays visible (prctl is variadic in C).
 int joule_set_child_subreaper(void);
 
+// SHA-256 through the system libcrypto, dlopen-ed on first use (sha256.c). new returns NULL
+// and points *error at the reason when libcrypto is missing or out of memory; final returns 0
+// with the 32-byte digest in `digest`, -1 on failure; free releases the context.
+void *joule_sha256_new(const char **error);
+int joule_sha256_update(void *context, const void *bytes, size_t count);
+int joule_sha256_final(void *context, unsigned char digest[32]);
+void joule_sha256_free(void *context);
+
 // prctl(PR_SET_NAME): the calling thread's name in /proc/PID/task/TID/comm (15 bytes kept).
 int joule_set_thread_name(const char *name);
 

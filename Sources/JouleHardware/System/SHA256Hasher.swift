@@ -4,9 +4,9 @@ public final class SHA256Hasher {
     private let context: DigestGateway.Context
     private var finished = false
 
-    public init() {
-        guard let context = DigestGateway.makeSHA256() else { fatalError("libcrypto: cannot allocate an EVP_MD_CTX") }
-        self.context = context
+    /// Throws when libcrypto cannot be loaded or cannot start a digest.
+    public init() throws(HardwareError) {
+        context = try DigestGateway.makeSHA256()
     }
 
     deinit { DigestGateway.free(context) }
@@ -19,10 +19,13 @@ public final class SHA256Hasher {
     public func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
 
     /// The digest as 64 lowercase hex digits.
-    public func finalize() -> String {
+    public func finalize() throws(HardwareError) -> String {
         precondition(!finished, "SHA256Hasher finalized twice")
         finished = true
-        return DigestGateway.finish(context).map { byte in
+        guard let digest = DigestGateway.finish(context) else {
+            throw HardwareError(operation: "sha256", path: "libcrypto", detail: "EVP_DigestFinal_ex failed")
+        }
+        return digest.map { byte in
             let hex = Array("0123456789abcdef".utf8)
             return String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
         }.joined()
@@ -32,7 +35,7 @@ public final class SHA256Hasher {
     public static func hexDigest(ofFile path: String) throws(HardwareError) -> String {
         let fd = try Syscalls.open(path, .readOnly)
         defer { Syscalls.close(fd) }
-        let hasher = SHA256Hasher()
+        let hasher = try SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var offset = 0
@@ -42,6 +45,6 @@ public final class SHA256Hasher {
             hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
             offset += n
         }
-        return hasher.finalize()
+        return try hasher.finalize()
     }
 }
