@@ -16,9 +16,12 @@ run: build
 
 # JOULE_PPD: the real power-profiles-daemon for its tests (unpacked, never installed).
 # JOULE_PROMTOOL: Prometheus's promtool for `promtool check metrics` (unpacked, never installed).
+# At most 8 tests at once: each starts buses, daemons and CLIs of its own, and an unbounded
+# width only piles load onto 2 cores (same wall time, a third of the load).
 test: deps
 	$(SWIFT) build --build-tests
-	JOULE_PPD="$$(./scripts/fetch-ppd.sh)" JOULE_PROMTOOL="$$(./scripts/fetch-promtool.sh)" $(SWIFT) test
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 JOULE_PPD="$$(./scripts/fetch-ppd.sh)" \
+		JOULE_PROMTOOL="$$(./scripts/fetch-promtool.sh)" $(SWIFT) test
 	SWIFT=$(SWIFT) ./scripts/test-install.sh
 	SWIFT=$(SWIFT) VM_JOULE=$(CURDIR)/.build-release/release/joule ./scripts/vm/run.sh
 
