@@ -1,3 +1,4 @@
+import JouleHardware
 import JoulePolicy
 /// One download as the queue stores it, handed to `HTTPRangeDownloader.attempt`.
 public struct DownloadRequest: Sendable, Equatable {
@@ -12,6 +13,9 @@ public struct DownloadRequest: Sendable, Equatable {
     /// What the `.part` file was written under, and how much of it is durable.
     public var validators: TransferValidators
     public var durableBytes: Int64
+    /// Whose rights the `.part` file and the destination are opened with (the transfer's
+    /// owner); nil: the process's own.
+    public var owner: UserAccount?
 
     public struct HeaderField: Sendable, Equatable {
         public var name: String
@@ -24,8 +28,9 @@ public struct DownloadRequest: Sendable, Equatable {
 
     public init(
         url: String, headers: [HeaderField] = [], destination: String, sha256: String? = nil,
-        validators: TransferValidators = TransferValidators(), durableBytes: Int64 = 0
+        validators: TransferValidators = TransferValidators(), durableBytes: Int64 = 0, owner: UserAccount? = nil
     ) {
+        self.owner = owner
         self.url = url
         self.headers = headers
         self.destination = destination

@@ -72,7 +72,7 @@ public final class HTTPRangeDownloader: Sendable {
         }
         let part: PartFile
         do {
-            part = try PartFile(path: request.partPath)
+            part = try PartFile(destination: request.destination, owner: request.owner)
             // After a crash the file may hold bytes past the last commit: cut them off. A file
             // shorter than the commit (removed or replaced) cannot be resumed.
             let size = try part.size()
@@ -141,7 +141,8 @@ public final class HTTPRangeDownloader: Sendable {
                     contentEncoding: response.headers.first(name: "content-encoding"),
                     etag: response.headers.first(name: "etag"),
                     lastModified: response.headers.first(name: "last-modified"),
-                    retryAfter: response.headers.first(name: "retry-after"))
+                    retryAfter: response.headers.first(name: "retry-after"),
+                    location: response.headers.first(name: "location"))
                 switch ResponseHeadCheck.evaluate(head, requestedOffset: resumeFrom, stored: validators) {
                 case .fail(let reason):
                     return result(.failed(reason: reason))
@@ -205,22 +206,22 @@ public final class HTTPRangeDownloader: Sendable {
         }
         if let expected = request.sha256?.lowercased() {
             // Seconds for a large file: on the thread pool, not the event loop.
-            let path = request.partPath
-            let actual = try await NIOThreadPool.singleton.runIfActive { try SHA256Hasher.hexDigest(ofFile: path) }
+            let reader = try part.syncer()
+            let actual = try await NIOThreadPool.singleton.runIfActive { try reader.sha256() }
             guard actual == expected else {
                 // The bytes are whole and wrong: keeping them would only resume into the same file.
                 try part.truncate(to: 0)
                 try part.sync()
                 part.close()
-                try FileSystem.removeFile(request.partPath)
+                try part.remove()
                 var failed = result(.failed(reason: "sha256 mismatch: expected \(expected), got \(actual)"))
                 failed.durableBytes = 0
                 return failed
             }
         }
         part.close()
-        let (from, to) = (request.partPath, request.destination)
-        try await NIOThreadPool.singleton.runIfActive { try PartFile.moveIntoPlace(from, to: to) }
+        let placer = part.placer()
+        try await NIOThreadPool.singleton.runIfActive { try placer.moveIntoPlace() }
         return result(.completed)
     }
 }

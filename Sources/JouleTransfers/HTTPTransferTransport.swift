@@ -1,3 +1,4 @@
+import JouleHardware
 import JoulePolicy
 import Synchronization
 
@@ -21,14 +22,16 @@ public final class HTTPTransferTransport: TransferTransport {
             guard let source = transfer.uploadSource else {
                 return refuse(transfer, "a \(transfer.method.rawValue) transfer without an upload source")
             }
-            let request = UploadRequest(url: transfer.url, method: transfer.method, headers: transfer.headers, source: source)
+            let request = UploadRequest(
+                url: transfer.url, method: transfer.method, headers: transfer.headers, source: source,
+                owner: UserAccount.acting(for: transfer.ownerUID))
             return await self.clients(for: tuning).uploader.attempt(request)
         }
         guard let destination = transfer.destination else { return refuse(transfer, "a download without a destination") }
         let request = DownloadRequest(
             url: transfer.url, headers: transfer.headers.map { .init(name: $0.name, value: $0.value) },
             destination: destination, sha256: transfer.sha256, validators: transfer.validators,
-            durableBytes: transfer.durableBytes)
+            durableBytes: transfer.durableBytes, owner: UserAccount.acting(for: transfer.ownerUID))
         return await self.clients(for: tuning).downloader.attempt(request, onDurable: onDurable)
     }
 

@@ -48,7 +48,7 @@ public final class HTTPUploader: Sendable {
         let file: SourceFile
         let size: Int64
         do {
-            file = try SourceFile(path: request.source)
+            file = try SourceFile(path: request.source, owner: request.owner)
             size = try file.size()
         } catch {
             return result(.failed(reason: "upload source: \(error)"))
@@ -76,7 +76,9 @@ public final class HTTPUploader: Sendable {
                           let target = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
                           ["http", "https"].contains(target.scheme?.lowercased() ?? "")
                     else {
-                        return result(.failed(reason: "HTTP \(status) without a usable http(s) Location"))
+                        let scheme = ResponseHeadCheck.redirectScheme(response.headers.first(name: "location"))
+                        return result(.failed(reason: scheme.map { "HTTP \(status) redirect to \($0): refused; only http and https are followed" }
+                            ?? "HTTP \(status) without a usable http(s) Location"))
                     }
                     if !Self.sameOrigin(target, URL(string: url)) {
                         // As browsers and AsyncHTTPClient do: credentials stay with their origin.

@@ -24,11 +24,14 @@ public enum ResponseHeadCheck: Sendable, Equatable {
         public var etag: String?
         public var lastModified: String?
         public var retryAfter: String?
+        /// A redirect's target, as sent.
+        public var location: String?
 
         public init(
             status: Int, contentRange: String? = nil, contentLength: Int64? = nil, contentEncoding: String? = nil,
-            etag: String? = nil, lastModified: String? = nil, retryAfter: String? = nil
+            etag: String? = nil, lastModified: String? = nil, retryAfter: String? = nil, location: String? = nil
         ) {
+            self.location = location
             self.status = status
             self.contentRange = contentRange
             self.contentLength = contentLength
@@ -37,6 +40,16 @@ public enum ResponseHeadCheck: Sendable, Equatable {
             self.lastModified = lastModified
             self.retryAfter = retryAfter
         }
+    }
+
+    /// The lowercased scheme of an absolute Location (`file`, `ftp`, …); nil for a relative one.
+    static func redirectScheme(_ location: String?) -> String? {
+        guard let location = location?.trimmingSpaces, let colon = location.firstIndex(of: ":") else { return nil }
+        let scheme = location[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
     }
 
     /// - Parameters:
@@ -75,6 +88,9 @@ public enum ResponseHeadCheck: Sendable, Equatable {
                 return .alreadyComplete
             }
             return .restart(reason: "416 with Content-Range \(head.contentRange ?? "none")")
+        case 300..<400 where redirectScheme(head.location).map { $0 != "http" && $0 != "https" } ?? false:
+            // AsyncHTTPClient hands back what it will not follow; say why instead of retrying.
+            return .fail(reason: "HTTP \(head.status) redirect to \(redirectScheme(head.location) ?? ""): refused; only http and https are followed")
         case 408, 429:
             return .retry(reason: "HTTP \(head.status)", retryAfter: head.retryAfter)
         case 400..<500:

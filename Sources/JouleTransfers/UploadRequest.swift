@@ -1,3 +1,4 @@
+import JouleHardware
 import JoulePolicy
 
 /// One upload as the queue stores it, handed to `HTTPUploader.attempt`.
@@ -10,8 +11,11 @@ public struct UploadRequest: Sendable, Equatable {
     public var headers: [TransferHeader]
     /// The file whose bytes are the body, read afresh on every attempt.
     public var source: String
+    /// Whose rights the source is read with (the transfer's owner); nil: the process's own.
+    public var owner: UserAccount?
 
-    public init(url: String, method: TransferMethod = .put, headers: [TransferHeader] = [], source: String) {
+    public init(url: String, method: TransferMethod = .put, headers: [TransferHeader] = [], source: String, owner: UserAccount? = nil) {
+        self.owner = owner
         self.url = url
         self.method = method
         self.headers = headers

@@ -22,7 +22,7 @@ import Testing
         let directory = NSTemporaryDirectory() + "joule-part-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let part = try PartFile(path: directory + "/f.part")
+        let part = try PartFile(destination: directory + "/f", owner: nil)
         try Array("hello world".utf8).withUnsafeBytes { try part.write($0, at: 0) }
         try Array("W".utf8).withUnsafeBytes { try part.write($0, at: 6) }
         try part.sync()
@@ -31,12 +31,12 @@ import Testing
         #expect(try part.size() == 7)
         part.close()
         // Reopening keeps what was there (no O_TRUNC).
-        let again = try PartFile(path: directory + "/f.part")
+        let again = try PartFile(destination: directory + "/f", owner: nil)
         #expect(try again.size() == 7)
         again.close()
-        try PartFile.moveIntoPlace(directory + "/f.part", to: directory + "/f")
+        try again.placer().moveIntoPlace()
         #expect(try FileSystem.readText(directory + "/f") == "hello W")
         #expect(FileSystem.kind(of: directory + "/f.part") == nil)
-        #expect(throws: HardwareError.self) { try PartFile(path: directory + "/missing/f.part") }
+        #expect(throws: HardwareError.self) { try PartFile(destination: directory + "/missing/f", owner: nil) }
     }
 }

@@ -21,6 +21,18 @@ import Testing
 @Suite struct ResponseHeadCheckTests {
     let stored = TransferValidators(strongETag: "\"a\"", lastModified: nil, totalLength: 1000)
 
+    @Test func aRedirectToAnotherSchemeFailsWithTheScheme() {
+        for (location, scheme) in [("file:///etc/shadow", "file"), ("FTP://host/x", "ftp"), (" gopher:x", "gopher")] {
+            #expect(ResponseHeadCheck.evaluate(.init(status: 302, location: location), requestedOffset: 0, stored: stored)
+                == .fail(reason: "HTTP 302 redirect to \(scheme): refused; only http and https are followed"))
+        }
+        // What AsyncHTTPClient did not follow for other reasons keeps its old verdict.
+        for location in ["/relative", "https://elsewhere/x", "a/b:c", ""] {
+            #expect(ResponseHeadCheck.evaluate(.init(status: 301, location: location), requestedOffset: 0, stored: stored)
+                == .retry(reason: "unexpected HTTP 301", retryAfter: nil), "\(location)")
+        }
+    }
+
     @Test func twoHundredRestartsAtZeroWithTheNewValidators() {
         let head = ResponseHeadCheck.Head(status: 200, contentLength: 1000, etag: "W/\"weak\"", lastModified: "Sun, 06 Nov 1994 08:49:37 GMT")
         #expect(ResponseHeadCheck.evaluate(head, requestedOffset: 400, stored: stored)

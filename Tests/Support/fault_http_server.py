@@ -22,6 +22,7 @@ a fault says otherwise. Faults are query parameters:
   badrange=1      206 whose Content-Range starts one byte after the asked offset
   wrong416=1      answer every Range request with 416 "bytes */(size+7)"
   status=S        answer S with no body (retryafter=V adds Retry-After: V); statusfirst=S once
+  location=URL    302 (GET) or 307 (PUT, POST) to URL, as given (file:///etc/shadow, ftp://...);
   redirect=K      302 (GET) or 307 (PUT, POST) to the same URL with redirect=K-1 until K is 0;
                   redirectstatus=S answers S instead
   trickle=R       send the body at about R bytes/s (an upload's body is read at about R bytes/s)
@@ -73,6 +74,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def redirect_or_status(self, url, q, n, redirect_status):
         """Answers a redirect or status fault; True when it did."""
+        if "location" in q:
+            self.answer(int(q.get("redirectstatus", redirect_status)), headers={"Location": q["location"]})
+            return True
         if "redirect" in q and int(q["redirect"]) > 0:
             rest = "&".join(f"{k}={int(v) - 1 if k == 'redirect' else v}" for k, v in q.items())
             self.answer(int(q.get("redirectstatus", redirect_status)), headers={"Location": f"{url.path}?{rest}"})

@@ -19,8 +19,30 @@ int joule_pidfd_send_signal(int pidfd, int sig, siginfo_t *info, unsigned int fl
 // >= 0), wait for one byte on `gate_fd` (when >= 0: the parent registers the child first),
 // then execve(2) `path`. Any failure writes the errno to `report_fd` (a CLOEXEC pipe: EOF
 // there means the exec happened) and exits 127. Returns the PID, or -1 with errno set.
+//
+// With `uid` other than (uid_t)-1 the child also becomes that user before exec: setgroups to
+// `groups`, then setresgid/setresuid to `gid`/`uid` (raw syscalls: glibc's wrappers signal
+// every thread of the parent's, which the child no longer has), verifies it cannot return to
+// root, and changes to `directory` (or "/" when that fails). Hooks run as their owner this way;
+// posix_spawn cannot change users.
 pid_t joule_spawn(const char *path, char *const argv[], char *const envp[],
-                  int cgroup_procs_fd, int gate_fd, int gate_write_fd, int report_fd, const int *reset_signals, int reset_count);
+                  int cgroup_procs_fd, int gate_fd, int gate_write_fd, int report_fd, const int *reset_signals, int reset_count,
+                  uid_t uid, gid_t gid, const gid_t *groups, int group_count, const char *directory);
+
+// What joule_fs_as does as the other user.
+enum { JOULE_FS_OPENAT = 0, JOULE_FS_RENAMEAT = 1, JOULE_FS_UNLINKAT = 2 };
+
+// One file-system call (openat(dirfd, name, flags, mode), renameat(dirfd, name, dirfd, name2)
+// or unlinkat(dirfd, name, 0)) made with the rights of uid/gid/groups, for the root daemon
+// acting for a user. It runs on a thread of its own, created for it and ended after it: Linux
+// credentials belong to each thread, and that thread alone calls the raw setgroups, setfsgid
+// and setfsuid syscalls (glibc's setgroups changes every thread of the process; setfsuid is
+// per-thread in the kernel either way), so the rest of the daemon never loses root and the
+// changed credentials never outlive the call. A non-zero fsuid also drops the thread's
+// CAP_DAC_OVERRIDE and friends, so the kernel checks permissions as that user. Returns the
+// call's result, or -1 with errno set (EPERM when the switch could not be verified).
+int joule_fs_as(uid_t uid, gid_t gid, const gid_t *groups, int group_count,
+                int operation, int dirfd, const char *name, const char *name2, int flags, mode_t mode);
 
 // accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK, and SO_PEERCRED's struct ucred: both need
 // _GNU_SOURCE, which Swift's Glibc module is not built with.

@@ -5,16 +5,10 @@ import Musl
 #endif
 import SystemPackage
 
-/// Positioned writes, truncation and renames for resumable downloads (`PartFile`), and the
-/// checks on an upload's source (`SourceFile`). Kept apart
+/// Positioned writes and truncation for resumable downloads (`PartFile`; opening and renaming
+/// are in OwnedFileSyscalls.swift), and the checks on an upload's source (`SourceFile`). Kept apart
 /// from Syscalls.swift so the transfer pieces can be reviewed on their own.
 extension Syscalls {
-    /// open(2) read-write with O_CREAT (mode 0644), never truncating: a `.part` file keeps
-    /// what earlier attempts wrote.
-    static func openForUpdate(_ path: String) throws(HardwareError) -> Int32 {
-        try open(path, .readWrite, options: .create, permissions: [.ownerReadWrite, .groupRead, .otherRead])
-    }
-
     /// pwrite(2) of every byte at `offset`, across short writes and EINTR.
     static func pwriteAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64, path: String) throws(HardwareError) {
         var done = 0
@@ -52,17 +46,5 @@ extension Syscalls {
             throw HardwareError(operation: "open", path: path, detail: "not a regular file")
         }
         return Int64(info.st_size)
-    }
-
-    /// rename(2), then fsync of the target's directory so the new name survives a crash.
-    static func renameDurably(_ from: String, to: String) throws(HardwareError) {
-        guard Glibc.rename(from, to) == 0 else {
-            throw HardwareError(operation: "rename", path: "\(from) -> \(to)", errno: .current)
-        }
-        let directory = to.lastIndex(of: "/").map { String(to[..<$0]) } ?? "."
-        if let dirfd = try? openDirectory(directory.isEmpty ? "/" : directory) {
-            _ = fsync(dirfd)
-            close(dirfd)
-        }
     }
 }

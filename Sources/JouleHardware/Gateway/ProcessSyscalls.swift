@@ -98,33 +98,6 @@ extension Syscalls {
         }
     }
 
-    /// Replaces `path` atomically: a temp file in the same directory, fsync, rename, then fsync
-    /// of the directory so the new name survives a crash. Readers see the old file or the new
-    /// one, never a torn one.
-    static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o644) throws(HardwareError) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let temp = "\(path).tmp-\(getpid())"
-        let fd = try open(temp, .writeOnly, options: [.create, .exclusiveCreate], permissions: FilePermissions(rawValue: mode_t(mode)))
-        do throws(HardwareError) {
-            try writeAll(fd, bytes, path: temp)
-            try sync(fd, path: temp)
-        } catch {
-            close(fd)
-            unlink(temp)
-            throw error
-        }
-        close(fd)
-        guard rename(temp, path) == 0 else {
-            let failure = HardwareError(operation: "rename", path: path, errno: .current)
-            unlink(temp)
-            throw failure
-        }
-        if let dirfd = try? openDirectory(directory.isEmpty ? "/" : directory) {
-            _ = fsync(dirfd)
-            close(dirfd)
-        }
-    }
-
     /// Writes `text` into an existing file in place (open O_WRONLY|O_TRUNC), as control files
     /// such as cgroup `cpu.max` require: they cannot be replaced by rename.
     static func writeControlFile(_ path: String, _ text: String) throws(HardwareError) {

@@ -33,10 +33,12 @@ extension Syscalls {
     /// Forks `executable` with `arguments` (argv, including argv[0]) and `environment`
     /// ("K=V"), first joining the cgroup whose `cgroup.procs` is `cgroupProcs`, and, when
     /// `gate` is given, waiting for one byte on it before exec. Returns the PID and the read
-    /// end of the report pipe (see `readSpawnReport`).
+    /// end of the report pipe (see `readSpawnReport`). With `account`, the child becomes that
+    /// user (its groups, gid and uid) and changes to `directory` before exec.
     static func spawn(
         executable: String, arguments: [String], environment: [String],
-        cgroupProcs: String?, gate: (read: Int32, write: Int32)?
+        cgroupProcs: String?, gate: (read: Int32, write: Int32)?,
+        account: UserAccount? = nil, directory: String? = nil
     ) throws(HardwareError) -> (pid: Int32, report: Int32) {
         var procsFD: Int32 = -1
         if let cgroupProcs {
@@ -55,10 +57,17 @@ extension Syscalls {
         }
         // The dispositions joule changed and an app expects at their defaults.
         let reset: [Int32] = [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD]
+        let groups = (account?.groups ?? []).map { gid_t($0) }
         let pid = executable.withCString { file in
             reset.withUnsafeBufferPointer { signals in
-                joule_spawn(file, argv, envp, procsFD, gate?.read ?? -1, gate?.write ?? -1, report.write,
-                            signals.baseAddress, Int32(signals.count))
+                groups.withUnsafeBufferPointer { groupList in
+                    withOptionalCString(directory) { directoryPointer in
+                        joule_spawn(file, argv, envp, procsFD, gate?.read ?? -1, gate?.write ?? -1, report.write,
+                                    signals.baseAddress, Int32(signals.count),
+                                    account.map { uid_t($0.uid) } ?? uid_t.max, account.map { gid_t($0.gid) } ?? gid_t.max,
+                                    groupList.baseAddress, Int32(groupList.count), directoryPointer)
+                    }
+                }
             }
         }
         _ = Glibc.close(report.write)
@@ -68,6 +77,12 @@ extension Syscalls {
             throw HardwareError(operation: "fork", path: executable, errno: failure)
         }
         return (pid, report.read)
+    }
+
+    /// `body` with `text` as a C string, or with nil.
+    static func withOptionalCString<R>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+        guard let text else { return body(nil) }
+        return text.withCString { body($0) }
     }
 
     /// Blocks until the child execs (EOF: nil) or reports the errno of its failure; closes

@@ -40,8 +40,8 @@ enum Syscalls {
 
     /// Reads a whole file with open(2)/read(2). sysfs attributes are at most a page, /proc
     /// files a few pages; `limit` bounds what a hostile or endless file can make us buffer.
-    static func readFile(_ path: String, limit: Int = 1 << 20) throws(HardwareError) -> [UInt8] {
-        let fd = try open(path, .readOnly)
+    static func readFile(_ path: String, limit: Int = 1 << 20, followingSymlinks: Bool = true) throws(HardwareError) -> [UInt8] {
+        let fd = try open(path, .readOnly, options: followingSymlinks ? [] : .noFollow)
         defer { close(fd) }
         var result: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -56,8 +56,8 @@ enum Syscalls {
     }
 
     /// A file's text, decoded as UTF-8 with invalid bytes replaced.
-    static func readText(_ path: String) throws(HardwareError) -> String {
-        String(decoding: try readFile(path), as: UTF8.self)
+    static func readText(_ path: String, followingSymlinks: Bool = true) throws(HardwareError) -> String {
+        String(decoding: try readFile(path, followingSymlinks: followingSymlinks), as: UTF8.self)
     }
 
     /// pread(2) into `buffer` at `offset`; returns the byte count.

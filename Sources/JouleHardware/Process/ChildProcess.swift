@@ -44,8 +44,12 @@ public final class ChildProcess: Sendable {
 
     /// Forks `command` (argv[0] looked up on `PATH` from `environment`), joining the cgroup
     /// whose `cgroup.procs` file is `cgroupProcs` first when given. The child waits at the
-    /// gate until `release()`.
-    public init(command: [String], environment: [String: String], cgroupProcs: String?) throws(StartError) {
+    /// gate until `release()`. With `account`, the child becomes that user (groups, gid, uid)
+    /// and changes to `directory` before exec.
+    public init(
+        command: [String], environment: [String: String], cgroupProcs: String?,
+        account: UserAccount? = nil, directory: String? = nil
+    ) throws(StartError) {
         guard let name = command.first else { throw StartError(command: "", reason: "no command given") }
         self.command = name
         guard let executable = Syscalls.resolveExecutable(name, path: environment["PATH"]) else {
@@ -58,7 +62,7 @@ public final class ChildProcess: Sendable {
                 started = try Syscalls.spawn(
                     executable: executable, arguments: command,
                     environment: environment.map { "\($0.key)=\($0.value)" }.sorted(),
-                    cgroupProcs: cgroupProcs, gate: gate)
+                    cgroupProcs: cgroupProcs, gate: gate, account: account, directory: directory)
             } catch {
                 Syscalls.close(gate.read)
                 Syscalls.close(gate.write)
@@ -122,6 +126,16 @@ public final class ChildProcess: Sendable {
                 // command's end is still collected rather than lost.
                 wait()
             }
+        }
+    }
+
+    /// Blocks the calling thread until the command ends (for callers on a thread of their own).
+    public func waitForTermination() -> Termination {
+        switch Syscalls.waitForChild(pid) {
+        case .exited(_, let status): .exited(status)
+        case .signalled(_, let signal): .signalled(signal)
+        // Already reaped elsewhere: nothing more can be learnt.
+        case .none: .exited(127)
         }
     }
 

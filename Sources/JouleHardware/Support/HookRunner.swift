@@ -1,5 +1,3 @@
-import Foundation
-
 /// Runs a user's `--exec` command for each event, one at a time and in order, on a task of its
 /// own so a slow hook never delays the engine. The command runs under `/bin/sh -c` with the
 /// event's fields added to the environment; its exit status is reported, never fatal.
@@ -42,33 +40,63 @@ public final class HookRunner: Sendable {
         run(command: command, environment: environment, as: nil)
     }
 
-    /// As `run(command:environment:)`, but as `account` when it is not this process's user:
-    /// through util-linux's setpriv with the account's uid, gid and groups, and an environment
-    /// of its own (PATH, HOME, USER, LOGNAME and `environment`), never the daemon's.
+    /// As `run(command:environment:)`, but for `account`, the hook's owner. A root process
+    /// never runs it as root on another user's behalf: the child takes the owner's groups, gid
+    /// and uid before exec (`ChildProcess` with an account; posix_spawn cannot change users)
+    /// and starts in the owner's home. As root the environment is clean: the `JOULE_*`
+    /// variables of `environment` plus PATH, HOME, USER, LOGNAME and SHELL of the owner, never
+    /// the daemon's; and a hook script (the command's first word) that anyone but root and the
+    /// owner could change is refused, with the reason (`FileTrust`). A non-root process (the
+    /// session daemon) runs hooks as itself, with its own environment.
     public static func run(command: String, environment: [String: String], as account: UserAccount?) -> Result<Int32, HardwareError> {
-        let process = Process()
-        if let account, account.uid != CurrentProcess.effectiveUserID {
-            guard let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first(where: { FileSystem.kind(of: $0) == .regular }) else {
-                return .failure(HardwareError(operation: "spawn", path: "/usr/bin/setpriv", detail: "setpriv (util-linux) is needed to run a command as uid \(account.uid)"))
+        let asRoot = CurrentProcess.isRoot
+        guard let account, asRoot else { return start(["/bin/sh", "-c", command], environment: inherited(environment)) }
+        if let script = script(of: command), let problem = FileTrust.problem(with: script, owner: account.uid) {
+            return .failure(HardwareError(operation: "exec", path: script, detail: "refused: \(problem)"))
+        }
+        return start(
+            ["/bin/sh", "-c", command], environment: clean(environment, for: account),
+            account: account.uid == CurrentProcess.effectiveUserID ? nil : account, directory: account.home)
+    }
+
+    /// What a hook as root sees: the JOULE_* variables and the owner's basics, nothing else.
+    static func clean(_ environment: [String: String], for account: UserAccount) -> [String: String] {
+        environment.filter { $0.key.hasPrefix("JOULE_") }.merging([
+            "PATH": cleanPath, "HOME": account.home, "USER": account.name, "LOGNAME": account.name, "SHELL": account.shell,
+        ]) { _, own in own }
+    }
+
+    static let cleanPath = "/usr/local/bin:/usr/bin:/bin"
+
+    private static func inherited(_ environment: [String: String]) -> [String: String] {
+        CurrentProcess.environment().merging(environment) { _, new in new }
+    }
+
+    /// The file a command runs first (its first word, looked up on the clean PATH), when it
+    /// is one; shell words with quotes or expansions are left to the shell.
+    static func script(of command: String) -> String? {
+        guard let first = command.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.map(String.init),
+              !first.contains(where: { "'\"$`\\;|&<>(){}*?[]~=".contains($0) })
+        else { return nil }
+        return Syscalls.resolveExecutable(first, path: cleanPath)
+    }
+
+    /// Forks, execs and waits for `argv`; its exit status, or why it could not start.
+    private static func start(
+        _ argv: [String], environment: [String: String], account: UserAccount? = nil, directory: String? = nil
+    ) -> Result<Int32, HardwareError> {
+        do throws(ChildProcess.StartError) {
+            let child = try ChildProcess(
+                command: argv, environment: environment, cgroupProcs: nil, account: account, directory: directory)
+            do throws(ChildProcess.StartError) {
+                try child.release()
+            } catch {
+                _ = child.waitForTermination()
+                throw error
             }
-            process.executableURL = URL(fileURLWithPath: setpriv)
-            let groups = account.groups.isEmpty ? ["--clear-groups"] : ["--groups=" + account.groups.map(String.init).joined(separator: ",")]
-            process.arguments = ["--reuid=\(account.uid)", "--regid=\(account.gid)"] + groups + ["--", "/bin/sh", "-c", command]
-            process.currentDirectoryURL = URL(fileURLWithPath: FileSystem.kind(of: account.home) == .directory ? account.home : "/")
-            process.environment = [
-                "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": account.home, "USER": account.name, "LOGNAME": account.name,
-            ].merging(environment) { _, new in new }
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", command]
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
-        do {
-            try process.run()
+            return .success(child.waitForTermination().shellStatus)
         } catch {
-            return .failure(HardwareError(operation: "spawn", path: "/bin/sh", detail: "\(error)"))
+            return .failure(HardwareError(operation: "spawn", path: argv[0], detail: error.reason))
         }
-        process.waitUntilExit()
-        return .success(process.terminationStatus)
     }
 }

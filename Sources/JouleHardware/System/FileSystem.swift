@@ -9,9 +9,10 @@ public enum FileSystem {
         try Syscalls.readFile(path, limit: limit)
     }
 
-    /// A file's text, decoded as UTF-8 with invalid bytes replaced.
-    public static func readText(_ path: String) throws(HardwareError) -> String {
-        try Syscalls.readText(path)
+    /// A file's text, decoded as UTF-8 with invalid bytes replaced. Without
+    /// `followingSymlinks`, a final symlink is refused (O_NOFOLLOW: ELOOP).
+    public static func readText(_ path: String, followingSymlinks: Bool = true) throws(HardwareError) -> String {
+        try Syscalls.readText(path, followingSymlinks: followingSymlinks)
     }
 
     /// Names in a directory, without `.` and `..`, sorted.

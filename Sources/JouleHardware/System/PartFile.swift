@@ -2,14 +2,29 @@
 /// descriptor, then a durable rename into place. Bytes count as kept only once `sync()` has
 /// returned; the caller records that offset (durableBytes) and, after a crash, `truncate`s the
 /// file back to it, since anything past it may be torn. Not Sendable: one task owns it.
+///
+/// The destination's directory is opened once, as the transfer's owner, and the `.part` file
+/// is opened, renamed and removed under it with the owner's rights, never following a
+/// symlink (see `OwnedDirectory`): the root daemon writes nothing its owner could not.
 public final class PartFile {
+    /// `destination + ".part"`.
     public let path: String
+    public let destination: String
+    private let directory: OwnedDirectory
+    private let partName: String
+    private let destinationName: String
     private var fd: Int32?
 
-    /// Opens (creating, never truncating) `path` for reading and writing.
-    public init(path: String) throws(HardwareError) {
-        self.path = path
-        self.fd = try Syscalls.openForUpdate(path)
+    /// Opens (creating, never truncating) `destination + ".part"` for reading and writing, as
+    /// `owner` (nil: this process's own user).
+    public init(destination: String, owner: UserAccount?) throws(HardwareError) {
+        self.destination = destination
+        path = destination + ".part"
+        let (directoryPath, name) = OwnedDirectory.split(destination)
+        destinationName = name
+        partName = name + ".part"
+        directory = try OwnedDirectory(path: directoryPath, owner: owner)
+        fd = try directory.openForUpdate(partName)
     }
 
     deinit { if let fd { Syscalls.close(fd) } }
@@ -34,8 +49,8 @@ public final class PartFile {
         try Syscalls.sync(try descriptor(), path: path)
     }
 
-    /// fsync(2) of this file, callable from another thread while the owner writes on; the
-    /// owner must wait for it before `close()`.
+    /// fsync(2) (and the digest) of this file, callable from another thread while the owner
+    /// writes on; the owner must wait for it before `close()`.
     public func syncer() throws(HardwareError) -> Syncer {
         Syncer(fd: try descriptor(), path: path)
     }
@@ -46,6 +61,12 @@ public final class PartFile {
 
         public func sync() throws(HardwareError) {
             try Syscalls.sync(fd, path: path)
+        }
+
+        /// The hex SHA-256 of the file's bytes, read through this descriptor (never by path,
+        /// which could by now name another file).
+        public func sha256() throws(HardwareError) -> String {
+            try SHA256Hasher.hexDigest(ofDescriptor: fd, path: path)
         }
     }
 
@@ -59,9 +80,32 @@ public final class PartFile {
         fd = nil
     }
 
-    /// rename(2) of a finished, synced file onto `destination` (same filesystem), then fsync of
-    /// its directory: readers see no file or the whole file.
-    public static func moveIntoPlace(_ path: String, to destination: String) throws(HardwareError) {
-        try Syscalls.renameDurably(path, to: destination)
+    /// Renames the finished, synced file onto the destination within the directory opened at
+    /// the start, as the owner, then fsyncs that directory: readers see no file or the whole file.
+    public func placer() -> Placer { Placer(directory: directory, from: partName, to: destinationName) }
+
+    public struct Placer: Sendable {
+        fileprivate let directory: OwnedDirectory
+        fileprivate let from: String
+        fileprivate let to: String
+
+        public func moveIntoPlace() throws(HardwareError) { try directory.rename(from, to: to) }
+    }
+
+    /// Removes the `.part` file, as the owner.
+    public func remove() throws(HardwareError) { try directory.remove(partName) }
+
+    /// Removes `destination + ".part"` as `owner` without opening it; a missing file or
+    /// directory is not an error.
+    public static func remove(destination: String, owner: UserAccount?) throws(HardwareError) {
+        let (directoryPath, name) = OwnedDirectory.split(destination)
+        let directory: OwnedDirectory
+        do {
+            directory = try OwnedDirectory(path: directoryPath, owner: owner)
+        } catch {
+            if error.errno == .noEntry { return }
+            throw error
+        }
+        try directory.remove(name + ".part")
     }
 }

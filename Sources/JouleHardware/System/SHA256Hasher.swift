@@ -35,6 +35,11 @@ public final class SHA256Hasher {
     public static func hexDigest(ofFile path: String) throws(HardwareError) -> String {
         let fd = try Syscalls.open(path, .readOnly)
         defer { Syscalls.close(fd) }
+        return try hexDigest(ofDescriptor: fd, path: path)
+    }
+
+    /// The hex digest of what an open descriptor holds, read with pread(2) from offset 0.
+    static func hexDigest(ofDescriptor fd: Int32, path: String) throws(HardwareError) -> String {
         let hasher = try SHA256Hasher()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }

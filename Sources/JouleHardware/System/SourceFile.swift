@@ -5,11 +5,12 @@ public final class SourceFile: Sendable {
     public let path: String
     private let fd: Int32
 
-    /// Opens `path` read-only; fails (naming the path and errno) when it is missing, unreadable
-    /// or not a regular file.
-    public init(path: String) throws(HardwareError) {
+    /// Opens `path` read-only with `owner`'s rights (nil: this process's own), never following
+    /// a final symlink, so no one uploads a file they could not read themselves; fails (naming
+    /// the path and errno) when it is missing, unreadable, a symlink or not a regular file.
+    public init(path: String, owner: UserAccount? = nil) throws(HardwareError) {
         self.path = path
-        let fd = try Syscalls.openForReading(path)
+        let fd = try Syscalls.openAt(Syscalls.currentDirectory, path, .read, as: owner, path: path)
         do {
             _ = try Syscalls.regularFileSize(fd, path: path)
         } catch {

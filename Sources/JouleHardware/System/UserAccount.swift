@@ -9,8 +9,11 @@ public struct UserAccount: Sendable, Hashable {
     public var home: String
     /// Every group, the primary one included.
     public var groups: [UInt32]
+    /// The login shell (passwd), for a hook's SHELL.
+    public var shell: String
 
-    public init(uid: UInt32, name: String, gid: UInt32, home: String, groups: [UInt32]) {
+    public init(uid: UInt32, name: String, gid: UInt32, home: String, groups: [UInt32], shell: String = "/bin/sh") {
+        self.shell = shell
         self.uid = uid
         self.name = name
         self.gid = gid
@@ -21,7 +24,13 @@ public struct UserAccount: Sendable, Hashable {
     /// The passwd entry of `uid`; nil when there is none.
     public static func lookup(uid: UInt32) -> UserAccount? {
         guard let entry = UserAccountSyscalls.lookup(uid) else { return nil }
-        return UserAccount(uid: uid, name: entry.name, gid: entry.gid, home: entry.home, groups: entry.groups)
+        return UserAccount(uid: uid, name: entry.name, gid: entry.gid, home: entry.home, groups: entry.groups, shell: entry.shell)
+    }
+
+    /// The account a D-Bus caller's uid acts as: its passwd entry, or, without one, the uid
+    /// alone (its own gid, no other groups), so nothing is granted through a guessed name.
+    public static func acting(for uid: UInt32) -> UserAccount {
+        lookup(uid: uid) ?? UserAccount(uid: uid, name: "\(uid)", gid: uid, home: "/", groups: [uid])
     }
 
     public enum Access: Sendable {
@@ -43,12 +52,5 @@ public struct UserAccount: Sendable, Hashable {
         guard let info = UserAccountSyscalls.modeAndOwner(path) else { return false }
         let shift: UInt32 = info.uid == uid ? 6 : (groups.contains(info.gid) ? 3 : 0)
         return (info.mode >> shift) & access.bit != 0
-    }
-}
-
-extension FileSystem {
-    /// lchown(2): hands a file the daemon wrote to the user it was written for.
-    public static func changeOwner(_ path: String, to account: UserAccount) throws(HardwareError) {
-        try UserAccountSyscalls.changeOwner(path, uid: account.uid, gid: account.gid)
     }
 }

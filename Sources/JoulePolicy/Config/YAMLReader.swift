@@ -8,8 +8,13 @@ struct YAMLReader {
     /// Put before every key in errors, for a document nested in another (`enforce.classes…`).
     var keyPrefix: String? = nil
 
-    /// The file's text, or an error naming it and the errno.
+    /// The file's text, or an error naming it and the errno. As root, a file that another user
+    /// could have changed is refused, saying which file or directory lets them (as sudo does
+    /// for sudoers): root must not act on another user's words.
     static func read(path: String) throws(ConfigurationError) -> String {
+        if CurrentProcess.isRoot, let problem = FileTrust.problem(with: path) {
+            throw ConfigurationError(file: path, message: "refused: \(problem); as root, joule reads only files no other user can change")
+        }
         do {
             return try FileSystem.readText(path)
         } catch {

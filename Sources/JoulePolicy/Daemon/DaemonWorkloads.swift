@@ -169,8 +169,11 @@ public actor DaemonWorkloads {
                     guard case .region(let event) = output else { return }
                     log("beacons[\(index)]: \(JSONValue.object(event.jsonObject).serialized)")
                     guard let command = monitor.exec else { return }
-                    // Hooks run in order, as `beacons monitor --exec` runs them.
-                    switch HookRunner.run(command: command, environment: event.hookEnvironment.variables) {
+                    // Hooks run in order, as `beacons monitor --exec` runs them; the config is
+                    // root's (or the session user's), so they run as the daemon's own user, and
+                    // as root with a clean environment and a script no other user can change.
+                    let owner = UserAccount.acting(for: CurrentProcess.effectiveUserID)
+                    switch HookRunner.run(command: command, environment: event.hookEnvironment.variables, as: owner) {
                     case .success(0): break
                     case .success(let status): log("beacons[\(index)]: exec exited with status \(status)")
                     case .failure(let error): log("beacons[\(index)]: exec could not start: \(error)")

@@ -11,7 +11,8 @@ public struct JournalFile: Sendable {
     /// The file's text, or nil when there is none. Throws when it exists but cannot be read.
     public func read() throws(HardwareError) -> String? {
         do {
-            return try FileSystem.readText(path)
+            // Root restores what a journal names: never from a file a symlink leads to.
+            return try FileSystem.readText(path, followingSymlinks: false)
         } catch {
             if error.errno == .noEntry { return nil }
             throw error

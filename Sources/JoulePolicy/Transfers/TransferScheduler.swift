@@ -411,7 +411,6 @@ public actor TransferScheduler {
             }
             switch decision {
             case .completed:
-                handOver(transfer)
                 commit(id, final: true) { transfer in
                     keepBytes(&transfer)
                     transfer.lastError = nil
@@ -440,18 +439,6 @@ public actor TransferScheduler {
             }
         }
         evaluate()
-    }
-
-    /// A completed download belongs to its owner, not to the root daemon that wrote it.
-    private func handOver(_ transfer: Transfer) {
-        guard let destination = transfer.destination, transfer.ownerUID != CurrentProcess.effectiveUserID,
-            let owner = UserAccount.lookup(uid: transfer.ownerUID)
-        else { return }
-        do {
-            try FileSystem.changeOwner(destination, to: owner)
-        } catch {
-            log("transfers: \(transfer.id): cannot give \(destination) to uid \(owner.uid): \(error)")
-        }
     }
 
     /// Writes one change in one transaction, then announces it (and, when final, runs the
@@ -490,7 +477,13 @@ public actor TransferScheduler {
     /// Failed and cancelled downloads leave nothing behind (BITS removes its temporary files).
     private func removePartFile(_ transfer: Transfer) {
         guard let destination = transfer.destination else { return }
-        try? FileSystem.removeFile(destination + ".part")
+        // As the owner, under the directory's descriptor: a directory swapped for a symlink
+        // cannot make the root daemon remove someone else's file.
+        do {
+            try PartFile.remove(destination: destination, owner: UserAccount.acting(for: transfer.ownerUID))
+        } catch {
+            log("transfers: \(transfer.id): cannot remove \(destination).part: \(error)")
+        }
     }
 
     // MARK: Checks
@@ -515,8 +508,18 @@ public actor TransferScheduler {
             if FileSystem.kind(of: destination) == .directory {
                 throw .invalid("destination: \(destination) is a directory; give the file's path")
             }
+            // Symlinks are never followed when the file is written (see PartFile): say so now.
+            if FileSystem.entryKind(of: directory) == .symlink {
+                throw .invalid("destination: the directory \(directory) is a symbolic link; name the directory it points to")
+            }
+            for path in [destination, destination + ".part"] where FileSystem.entryKind(of: path) == .symlink {
+                throw .invalid("destination: \(path) is a symbolic link; it is not followed or replaced")
+            }
         }
         if let upload = request.upload {
+            if FileSystem.entryKind(of: upload) == .symlink {
+                throw .invalid("upload: \(upload) is a symbolic link; name the file it points to")
+            }
             switch FileSystem.kind(of: upload) {
             case nil: throw .invalid("upload: \(upload) does not exist")
             case .regular?: break

@@ -124,7 +124,7 @@ public final class TransfersService: Sendable {
         }
         // A uid without a passwd entry (a container's) still owns its transfers; it only has
         // no groups beyond its own.
-        return UserAccount.lookup(uid: uid) ?? UserAccount(uid: uid, name: "\(uid)", gid: uid, home: "/", groups: [uid])
+        return UserAccount.acting(for: uid)
     }
 
     private static func id(_ call: BusMethodCall) throws(BusMethodError) -> String {
