@@ -16,9 +16,11 @@ run: build
 
 # JOULE_PPD: the real power-profiles-daemon for its tests (unpacked, never installed).
 # JOULE_PROMTOOL: Prometheus's promtool for `promtool check metrics` (unpacked, never installed).
+# Then every fuzz target for a few seconds from the committed seeds (BENCHMARKS.md untouched).
 test: deps
 	$(SWIFT) build --build-tests
 	JOULE_PPD="$$(./scripts/fetch-ppd.sh)" JOULE_PROMTOOL="$$(./scripts/fetch-promtool.sh)" $(SWIFT) test
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-3} FUZZ_REPORT=0 ./scripts/fuzz.sh
 	SWIFT=$(SWIFT) ./scripts/test-install.sh
 	SWIFT=$(SWIFT) VM_JOULE=$(CURDIR)/.build-release/release/joule ./scripts/vm/run.sh
 
@@ -70,7 +72,8 @@ uninstall:
 bench: deps
 	python3 scripts/bench.py
 
-# libFuzzer on every parser for FUZZ_SECONDS each (default 60); records results in BENCHMARKS.md.
+# libFuzzer on every parser for FUZZ_SECONDS each (default 60); records results in BENCHMARKS.md
+# (FUZZ_REPORT=0: not).
 fuzz: deps
 	./scripts/fuzz.sh
 
