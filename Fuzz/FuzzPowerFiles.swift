@@ -4,7 +4,8 @@ import Foundation
 /// A scratch root with the directories the file readers list; the files' contents come from
 /// the input, through the readers' injected `readFile` or written here per run.
 let scratchRoot: FileRoot = {
-    let path = "/dev/shm/joule-fuzz-\(getpid())"
+    // scripts/fuzz.sh makes one per target and removes it afterwards.
+    let path = ProcessInfo.processInfo.environment["JOULE_FUZZ_SCRATCH"] ?? "/dev/shm/joule-fuzz-\(getpid())"
     for directory in ["intel-rapl:0", "intel-rapl:0:0", "intel-rapl:1"] {
         try? FileManager.default.createDirectory(
             atPath: path + RAPLReader.classDirectory + "/" + directory, withIntermediateDirectories: true)

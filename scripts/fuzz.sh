@@ -118,8 +118,10 @@ for t in $targets; do
   echo "fuzzing $t for ${seconds}s" >&2
   status=0
   # Swift's backtracer and ASan both want the crash: ASan's report is the one to read.
-  SWIFT_BACKTRACE=enable=no JOULE_FUZZ_TARGET=$t "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+  scratch=$(mktemp -d /dev/shm/joule-fuzz.XXXXXX)  # the file readers' fake trees
+  SWIFT_BACKTRACE=enable=no JOULE_FUZZ_SCRATCH=$scratch JOULE_FUZZ_TARGET=$t "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$work/crashes/$t-" "$work/corpus/$t" > "$work/logs/$t.log" 2>&1 || status=$?
+  rm -rf "$scratch"
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/logs/$t.log" | grep -o '[0-9]*$' | tail -1)
   crashes=$(find "$work/crashes" -name "$t-*" | wc -l)
   corpus=$(find "$work/corpus/$t" -type f | wc -l)
