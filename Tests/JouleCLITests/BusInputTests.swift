@@ -48,9 +48,10 @@ struct BusInputTests {
     static let mebibyte = String(repeating: "x", count: 1 << 20)
     static let url = BusValue.string("http://127.0.0.1:9/file")
 
-    /// A request dictionary: `url` and a destination, then `extra`.
+    /// A request dictionary: `url` and a destination, then `extra`. Each bad call has one flaw,
+    /// refused before the destination's directory is looked at.
     static func request(_ extra: [(String, BusValue)], url: BusValue? = BusInputTests.url) -> BusValue {
-        .variantDictionary((url.map { [("url", $0)] } ?? []) + [("destination", .string("/tmp/joule-bus-input/file"))] + extra)
+        .variantDictionary((url.map { [("url", $0)] } ?? []) + [("destination", .string("/nonexistent/joule-bus-input/file"))] + extra)
     }
 
     static let badCalls: [BadCall] = {
@@ -163,10 +164,12 @@ struct BusInputTests {
         let polkit = try await DBusMock(.polkitd, address: daemon.bus.address)
         try await daemon.start()
         let client = try await daemon.client()
-        try FileManager.default.createDirectory(atPath: "/tmp/joule-bus-input", withIntermediateDirectories: true)
         _ = try await client.call(
             destination: transfers, path: TransfersService.objectPath, interface: transfers, member: "Add",
-            arguments: [request([("beginAfter", .double(86_400))])])
+            arguments: [.variantDictionary([
+                ("url", url), ("destination", .string(daemon.directory.appendingPathComponent("file").path)),
+                ("beginAfter", .double(86_400)),
+            ])])
         return (daemon, polkit, client)
     }
 
