@@ -1,13 +1,15 @@
-// libFuzzer entry for every Joule parser. scripts/fuzz.sh compiles this file together with
-// the JouleHardware sources into one module (so internal parsers such as SysfsValue and
-// MillidegreeValue are reachable) with `-sanitize=fuzzer,address`, and picks the target
-// with JOULE_FUZZ_TARGET. Not part of the SwiftPM package: `make test` never builds it.
+// libFuzzer entry for every Joule parser. scripts/fuzz.sh builds the modules as static
+// libraries with `-sanitize=fuzzer,address -enable-testing` (so internal parsers such as
+// SysfsValue and HistoryRow are reachable through @testable import), links Fuzz/*.swift to
+// them, and the target is picked with JOULE_FUZZ_TARGET. Not part of the SwiftPM package.
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import JouleHardware
 
 enum FuzzTarget: String, CaseIterable {
     case hci, ad, btsnoop, sysfs, thermal, procstat, cpustat
+    case http, config, lifecycle, transferrequest, powercap, cpufreq, throttled, history
 }
 
 let fuzzTarget: FuzzTarget = {
@@ -33,6 +35,14 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .thermal: fuzzThermal(bytes)
     case .procstat: _ = try? ProcessStat.parse(bytes)
     case .cpustat: fuzzCPUStat(bytes)
+    case .http: fuzzHTTPHead(bytes)
+    case .config: fuzzDaemonConfiguration(bytes)
+    case .lifecycle: fuzzLifecycle(bytes)
+    case .transferrequest: fuzzTransferRequest(bytes)
+    case .powercap: fuzzPowercap(bytes)
+    case .cpufreq: fuzzCPUFreq(bytes)
+    case .throttled: fuzzThrottled(bytes)
+    case .history: fuzzHistoryRows(bytes)
     }
     return 0
 }
@@ -111,8 +121,8 @@ func fuzzSysfs(_ bytes: [UInt8]) {
         for (name, value) in [("energy", battery.energyWh), ("full", battery.energyFullWh), ("design", battery.energyFullDesignWh), ("voltage", battery.voltageV)] {
             check(value.map { $0.isFinite && $0 >= 0 }, "\(name) \(String(describing: value))")
         }
-        check(battery.timeToEmptyS.map { $0 >= 0 && $0 <= PowerSupplyParser.maximumEstimateS }, "time to empty")
-        check(battery.timeToFullS.map { $0 >= 0 && $0 <= PowerSupplyParser.maximumEstimateS }, "time to full")
+        check(battery.timeToEmptyS.map { $0 >= 0 && Double($0) <= PowerSupplyParser.maximumEstimate.inSeconds }, "time to empty")
+        check(battery.timeToFullS.map { $0 >= 0 && Double($0) <= PowerSupplyParser.maximumEstimate.inSeconds }, "time to full")
     }
     if let composite = supplies.composite {
         check(composite.percentage.map { (0...100).contains($0) }, "composite percentage")

@@ -1,49 +1,112 @@
 #!/usr/bin/env bash
-# `make fuzz`: builds the libFuzzer harness (Fuzz/FuzzEntry.swift compiled with the
-# JouleHardware sources, -sanitize=fuzzer,address) and runs every target for FUZZ_SECONDS
-# (default 60) from a corpus seeded with the fixtures, in fuzz-work/ (gitignored). Crashes
-# land in fuzz-work/crashes/; the executions and crashes per target go into BENCHMARKS.md.
-# FUZZ_TARGETS limits the run to some targets. Replay one input:
+# `make fuzz`: builds the libFuzzer harness (Fuzz/*.swift linked to the modules built below,
+# -sanitize=fuzzer,address) and runs every target for FUZZ_SECONDS (default 60) from a corpus
+# seeded with the fixtures and Fuzz/seeds/, in fuzz-work/ (gitignored). Crashes land in
+# fuzz-work/crashes/; the executions and crashes per target go into BENCHMARKS.md (not with
+# FUZZ_REPORT=0). FUZZ_TARGETS limits the run to some targets; `--build-only` only builds.
+# Replay one input:
 #   JOULE_FUZZ_TARGET=sysfs .build-fuzz/joule-fuzz fuzz-work/crashes/sysfs-crash-…
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"hci ad btsnoop sysfs thermal procstat cpustat"}
+targets=${FUZZ_TARGETS:-"hci ad btsnoop sysfs thermal procstat cpustat http config lifecycle transferrequest powercap cpufreq throttled history"}
 work=fuzz-work
-bin=.build-fuzz/joule-fuzz
-mkdir -p .build-fuzz "$work/crashes" "$work/logs" "$work/crashes-previous"
+mkdir -p "$work/crashes" "$work/logs" "$work/crashes-previous"
 # Crashes count per run: earlier ones (fixed or not) move aside, still there to replay.
 find "$work/crashes" -type f -exec mv -t "$work/crashes-previous" {} +
 
-newest_source=$(find Sources/JouleHardware Fuzz CModules -newer "$bin" -type f 2>/dev/null | head -1 || true)
-if [[ ! -x $bin || -n $newest_source ]]; then
-  echo "building $bin" >&2
-  # JouleHardware uses apple/swift-system: resolve it as the package pins it, and build its
-  # module here with the settings its Package.swift gives (availability macros, defines).
-  swift package resolve >/dev/null
-  system=.build/checkouts/swift-system
+# Each module is a static library built with swiftc (SwiftPM cannot give one product its own
+# sanitizer flags): swift-system and Yams as their Package.swift builds them, then
+# JouleHardware, JoulePolicy and JouleApplication with -enable-testing (the harness reaches
+# internal parsers through @testable import), JouleTransfers' pure response-head parsers (the
+# rest of that target needs AsyncHTTPClient), and Fuzz/FuzzEntry.swift linked with libFuzzer.
+# A library is rebuilt when a source of it is newer; everything when the flags change.
+# FUZZ_OPT=-Onone builds faster (into .build-fuzz-Onone) and runs slower: for short runs.
+opt=${FUZZ_OPT:--O}
+out=.build-fuzz
+[[ $opt == -O ]] || out=.build-fuzz$opt
+bin=$out/joule-fuzz
+mkdir -p "$out"
+log=$out/build.log
+: > "$log"
+fuzz_flags=("$opt" -sanitize=fuzzer,address -enable-testing -parse-as-library)
+if [[ $(cat "$out/flags" 2>/dev/null) != "${fuzz_flags[*]}" ]]; then
+  rm -f "$out"/*.a "$out"/*.o "$bin"
+  echo "${fuzz_flags[*]}" > "$out/flags"
+fi
+system=.build/checkouts/swift-system
+yams=.build/checkouts/Yams
+includes=(-I "$out" -I CModules/CUdev -I CModules/CBluetooth -I CModules/CSystemd -I CModules/CCrypto -I CModules/CSQLite
+  -I CModules/CJouleShims/include -I CModules/CSdBusShims/include -I "$system/Sources/CSystem/include"
+  -I "$yams/Sources/CYaml/include" -Xcc -DYAML_DECLARE_STATIC)
+stale() {  # stale TARGET SOURCE...: whether TARGET is missing or older than a source
+  local target=$1; shift
+  [[ ! -e $target ]] && return 0
+  [[ -n $(find "$@" -newer "$target" -type f 2>/dev/null | head -1) ]]
+}
+run() { "$@" >> "$log" 2>&1 || { grep -v "Cannot export local symbol" "$log" >&2; exit 1; }; }
+library() {  # library MODULE SWIFT_VERSION SOURCE_DIR [INPUT...]: a module from one directory
+  local module=$1 version=$2 sources=$3; shift 3
+  stale "$out/lib$module.a" "$sources" "$@" || return 0
+  echo "building $out/lib$module.a" >&2
+  # shellcheck disable=SC2046
+  run swiftc "${fuzz_flags[@]}" -module-name "$module" -swift-version "$version" "${includes[@]}" \
+    -emit-module -emit-module-path "$out/$module.swiftmodule" -emit-library -static \
+    $(find "$sources" -name '*.swift' | sort) -o "$out/lib$module.a"
+}
+
+# The checkouts as the package pins them (resolving waits for a running build: skip it then).
+[[ -d $system && -d $yams ]] || swift package resolve >/dev/null
+if stale "$out/libSystemPackage.a" "$system/Sources"; then
+  echo "building $out/libSystemPackage.a" >&2
   macros=()
   while read -r version; do
     macros+=(-enable-experimental-feature "AvailabilityMacro=System $version:macOS 10.10, iOS 8.0, watchOS 2.0, tvOS 9.0, visionOS 1.0")
   done < <(sed -n 's/^ *Available("\([0-9.]*\)".*/\1/p' "$system/Package.swift")
-  clang -O1 -c -fsanitize=address -I "$system/Sources/CSystem/include" "$system/Sources/CSystem/shims.c" -o .build-fuzz/csystem.o
-  clang -O1 -c -fsanitize=fuzzer-no-link,address -I CModules/CJouleShims/include CModules/CJouleShims/shims.c -o .build-fuzz/cjouleshims.o
-  swiftc -O -sanitize=address -parse-as-library -module-name SystemPackage -swift-version 5 \
+  run clang -O1 -c -fsanitize=address -I "$system/Sources/CSystem/include" "$system/Sources/CSystem/shims.c" -o $out/csystem.o
+  run swiftc "$opt" -sanitize=address -parse-as-library -module-name SystemPackage -swift-version 5 \
     -D SYSTEM_PACKAGE -enable-experimental-feature Lifetimes "${macros[@]}" \
     -Xcc -I -Xcc "$system/Sources/CSystem/include" -I "$system/Sources/CSystem/include" \
-    -emit-module -emit-module-path .build-fuzz/SystemPackage.swiftmodule -emit-library -static \
-    $(find "$system/Sources/System" -name '*.swift' | sort) -o .build-fuzz/libSystemPackage.a 2> .build-fuzz/build.log \
-    || { cat .build-fuzz/build.log >&2; exit 1; }
-  # One module: the harness reaches internal parsers (SysfsValue, MillidegreeValue).
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name JouleHardware \
-    -swift-version 6 -I CModules/CUdev -I CModules/CBluetooth -I CModules/CJouleShims/include \
-    -I .build-fuzz -I "$system/Sources/CSystem/include" \
-    $(find Sources/JouleHardware -name '*.swift' | sort) Fuzz/FuzzEntry.swift \
-    .build-fuzz/libSystemPackage.a .build-fuzz/csystem.o .build-fuzz/cjouleshims.o \
-    -ludev -lbluetooth -o "$bin" 2>> .build-fuzz/build.log || { cat .build-fuzz/build.log >&2; exit 1; }
-  # gold warns about every ASan helper symbol; show anything else.
-  grep -v "Cannot export local symbol" .build-fuzz/build.log >&2 || true
+    -emit-module -emit-module-path $out/SystemPackage.swiftmodule -emit-library -static \
+    $(find "$system/Sources/System" -name '*.swift' | sort) -o $out/libSystemPackage.a
 fi
+if stale "$out/libYams.a" "$yams/Sources"; then
+  echo "building $out/libYams.a" >&2
+  for c in "$yams"/Sources/CYaml/src/*.c; do
+    run clang -O1 -c -fsanitize=fuzzer-no-link,address -DYAML_DECLARE_STATIC -I "$yams/Sources/CYaml/include" "$c" \
+      -o "$out/cyaml-$(basename "$c" .c).o"
+  done
+  run swiftc "$opt" -sanitize=fuzzer,address -parse-as-library -module-name Yams -swift-version 5 -D SWIFT_PACKAGE \
+    -Xcc -DYAML_DECLARE_STATIC -I "$yams/Sources/CYaml/include" -emit-module -emit-module-path $out/Yams.swiftmodule \
+    -emit-library -static $(find "$yams/Sources/Yams" -name '*.swift' | sort) -o $out/libYams.a
+fi
+if stale $out/cshims.o CModules; then
+  run clang -O1 -c -fsanitize=fuzzer-no-link,address -I CModules/CJouleShims/include CModules/CJouleShims/shims.c -o $out/cjouleshims.o
+  run clang -O1 -c -fsanitize=fuzzer-no-link,address -I CModules/CSdBusShims/include CModules/CSdBusShims/shims.c -o $out/cshims.o
+fi
+library JouleHardware 6 Sources/JouleHardware CModules $out/libSystemPackage.a
+library JoulePolicy 6 Sources/JoulePolicy $out/libJouleHardware.a $out/libYams.a
+library JouleApplication 6 Sources/JouleApplication
+# Only the files that import nothing beyond JoulePolicy (checked here, so a new import fails loudly).
+head_parsers=(Sources/JouleTransfers/ContentRange.swift Sources/JouleTransfers/ResponseHeadCheck.swift Sources/JouleTransfers/RedirectTarget.swift)
+if grep -h '^import' "${head_parsers[@]}" | grep -qvE '^import (JoulePolicy|Foundation)$'; then
+  echo "fuzz.sh: ${head_parsers[*]} must import only JoulePolicy and Foundation" >&2; exit 1
+fi
+if stale "$out/libJouleTransfers.a" "${head_parsers[@]}" $out/libJoulePolicy.a; then
+  echo "building $out/libJouleTransfers.a" >&2
+  run swiftc "${fuzz_flags[@]}" -module-name JouleTransfers -swift-version 6 "${includes[@]}" -emit-module -emit-module-path "$out/JouleTransfers.swiftmodule" \
+    -emit-library -static "${head_parsers[@]}" -o "$out/libJouleTransfers.a"
+fi
+if stale "$bin" Fuzz "$out"/*.a; then
+  echo "building $bin" >&2
+  # shellcheck disable=SC2086
+  run swiftc "${fuzz_flags[@]}" -module-name JouleFuzz -swift-version 6 "${includes[@]}" Fuzz/*.swift $out/libJouleTransfers.a $out/libJoulePolicy.a $out/libJouleApplication.a $out/libJouleHardware.a \
+    $out/libYams.a $out/libSystemPackage.a $out/cyaml-*.o $out/csystem.o $out/cjouleshims.o $out/cshims.o \
+    -ludev -lbluetooth -lsystemd -lcrypto -lsqlite3 -o "$bin"
+fi
+# gold warns about every ASan helper symbol; show anything else.
+grep -v "Cannot export local symbol" "$log" >&2 || true
+[[ ${1:-} == --build-only ]] && exit 0
 
 python3 scripts/fuzz-seeds.py "$work/corpus"
 [[ -d Fuzz/seeds ]] && for t in Fuzz/seeds/*/; do cp -n "$t"* "$work/corpus/$(basename "$t")/" 2>/dev/null || true; done
@@ -54,8 +117,11 @@ for t in $targets; do
   mkdir -p "$work/corpus/$t"
   echo "fuzzing $t for ${seconds}s" >&2
   status=0
-  JOULE_FUZZ_TARGET=$t "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+  # Swift's backtracer and ASan both want the crash: ASan's report is the one to read.
+  scratch=$(mktemp -d /dev/shm/joule-fuzz.XXXXXX)  # the file readers' fake trees
+  SWIFT_BACKTRACE=enable=no JOULE_FUZZ_SCRATCH=$scratch JOULE_FUZZ_TARGET=$t "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$work/crashes/$t-" "$work/corpus/$t" > "$work/logs/$t.log" 2>&1 || status=$?
+  rm -rf "$scratch"
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/logs/$t.log" | grep -o '[0-9]*$' | tail -1)
   crashes=$(find "$work/crashes" -name "$t-*" | wc -l)
   corpus=$(find "$work/corpus/$t" -type f | wc -l)
@@ -63,7 +129,7 @@ for t in $targets; do
   echo "  $t: ${execs:-0} executions, $crashes crash files, corpus $corpus, exit $status" >&2
 done
 
-python3 - "$summary" "$seconds" <<'PY'
+[[ ${FUZZ_REPORT:-1} == 0 ]] || python3 - "$summary" "$seconds" <<'PY'
 import os, sys, time
 summary, seconds = sys.argv[1], sys.argv[2]
 names = {"hci": "HCI event decoder (typed + allocation-free path + NDJSON writer)",
@@ -72,7 +138,15 @@ names = {"hci": "HCI event decoder (typed + allocation-free path + NDJSON writer
          "sysfs": "power_supply attributes → PowerSupplyParser, SysfsValue",
          "thermal": "thermal zone/trip/cooling/hwmon attributes → ThermalReader, MillidegreeValue",
          "procstat": "/proc/PID/stat → ProcessStat.parse",
-         "cpustat": "/proc/stat → CPUStat.parse"}
+         "cpustat": "/proc/stat → CPUStat.parse",
+         "http": "response heads → ContentRange, RetryAfter/HTTPDate (3 forms), strong ETag, RedirectTarget, ResponseHeadCheck",
+         "config": "daemon YAML → DaemonConfiguration.parse (Yams + DaemonConfigurationReader)",
+         "lifecycle": "lifecycle/control socket JSON → LifecycleMessage (both directions), AppControlMessage, JouleApplication's LifecyclePacket",
+         "transferrequest": "Transfers1.Add a{sv} → TransferRequest(busValue:), validated(), round trip",
+         "powercap": "powercap RAPL zone files → RAPLReader, RAPLMeter (wraps, host watts)",
+         "cpufreq": "cpufreq policy and knob files → PowerKnobInventory, CPUFreqPolicy, KnobText",
+         "throttled": "get_throttled → RaspberryPiThrottlingReader",
+         "history": "history store rows (any storage class) → HistoryRow, timeline JSON round trip, summary, SVG chart"}
 lines = ["## Fuzzing", "",
          f"Written by `make fuzz` (scripts/fuzz.sh, FUZZ_SECONDS={seconds}) on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
          "libFuzzer with AddressSanitizer; the harness also traps on impossible values (percentages outside 0-100, negative or non-finite energies, estimates beyond 240 h, temperatures outside -273.15...500 °C, CPU usage against the same sample), so a wrong number counts as a crash. Corpora seeded from the fixtures (scripts/fuzz-seeds.py). Crashes are those of this run; earlier ones and their fixes are listed above.", "",

@@ -72,19 +72,16 @@ public final class HTTPUploader: Sendable {
                 case 200..<300:
                     return result(.completed, sent: size)
                 case 307, 308:
-                    guard let location = response.headers.first(name: "location"),
-                          let target = URL(string: location, relativeTo: URL(string: url))?.absoluteURL,
-                          ["http", "https"].contains(target.scheme?.lowercased() ?? "")
-                    else {
+                    guard let target = RedirectTarget(location: response.headers.first(name: "location"), from: url) else {
                         let scheme = ResponseHeadCheck.redirectScheme(response.headers.first(name: "location"))
                         return result(.failed(reason: scheme.map { "HTTP \(status) redirect to \($0): refused; only http and https are followed" }
                             ?? "HTTP \(status) without a usable http(s) Location"))
                     }
-                    if !Self.sameOrigin(target, URL(string: url)) {
+                    if !target.sameOrigin {
                         // As browsers and AsyncHTTPClient do: credentials stay with their origin.
                         for name in ["Authorization", "Proxy-Authorization", "Cookie", "Origin"] { headers.remove(name: name) }
                     }
-                    url = target.absoluteString
+                    url = target.url
                 case 301, 302, 303:
                     return result(.failed(reason:
                         "HTTP \(status) redirect for a \(method.rawValue) upload: following it would resend as GET without the body; only 307/308 are followed"))
@@ -104,10 +101,5 @@ public final class HTTPUploader: Sendable {
             }
         }
         return result(.failed(reason: "more than \(tuning.maxRedirects) redirects"))
-    }
-
-    private static func sameOrigin(_ a: URL, _ b: URL?) -> Bool {
-        guard let b else { return false }
-        return a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased() && a.port == b.port
     }
 }

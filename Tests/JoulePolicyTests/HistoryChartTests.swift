@@ -87,6 +87,22 @@ final class XMLCheck: NSObject, XMLParserDelegate {
         #expect(!svg.contains("<script"))
     }
 
+    /// Fuzzing found it (issue 19): rows with 1e300 W and an infinite temperature, as a damaged
+    /// file gives, made a scale of ~10³⁰⁰ ticks (out of memory). Now the scale stays bounded
+    /// and such values are drawn at the edge, with finite coordinates.
+    @Test func absurdValuesKeepABoundedScaleAndFiniteCoordinates() {
+        let samples = [
+            HistoryRows.sample(0, percentage: 250, power: 1e300, celsius: [.infinity, -1e308]),
+            HistoryRows.sample(60, percentage: -.infinity, power: -1e300, celsius: [40, 41]),
+        ]
+        let timeline = HistoryTimeline(since: 0, until: 120, source: .file, database: nil, samples: samples, entries: [])
+        let svg = Self.chart(timeline).svg()
+        #expect(XMLCheck.parse(svg).0)
+        for bad in ["nan", "inf", "e+"] { #expect(!svg.contains(bad), "\(bad) in the SVG") }
+        let axis = ValueAxis(covering: [1e300, -1e300, .infinity], ticks: 4, including: 0, fallback: 0...10)
+        #expect(axis.ticks.count <= 10 && axis.high <= ValueAxis.limit && axis.low >= -ValueAxis.limit, "\(axis)")
+    }
+
     @Test func noLineCrossesAGap() throws {
         let chart = Self.chart()
         let lines = Self.lines(chart.svg())

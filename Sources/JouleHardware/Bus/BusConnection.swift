@@ -98,16 +98,20 @@ public final class BusConnection: Sendable {
     /// The uid and pid of the connection `busName` (a caller's `BusMethodCall.sender`), as the
     /// bus daemon reports them.
     public func credentials(of busName: String) async throws(BusError) -> BusCredentials {
-        func ask(_ member: String) async throws(BusError) -> UInt32 {
-            let reply = try await call(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: member, arguments: [.string(busName)])
-            guard let value = reply.first?.uint32Value else {
-                throw .unexpected(operation: member, detail: "reply \(reply)")
-            }
-            return value
+        // One GetConnectionCredentials call: the uid and pid the bus recorded (SO_PEERCRED) when
+        // that connection was made, answered together, as polkit and systemd ask for them.
+        let reply = try await call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "GetConnectionCredentials", arguments: [.string(busName)])
+        guard case .array(_, let entries)? = reply.first else {
+            throw .unexpected(operation: "GetConnectionCredentials", detail: "reply \(reply)")
         }
-        return BusCredentials(busName: busName, uid: try await ask("GetConnectionUnixUser"), pid: try await ask("GetConnectionUnixProcessID"))
+        var fields: [String: BusValue] = [:]
+        for case .dictEntry(let key, let value) in entries { if let key = key.stringValue { fields[key] = value.unwrapped } }
+        guard let uid = fields["UnixUserID"]?.uint32Value, let pid = fields["ProcessID"]?.uint32Value else {
+            throw .unexpected(operation: "GetConnectionCredentials", detail: "no UnixUserID and ProcessID for \(busName) in \(reply)")
+        }
+        return BusCredentials(busName: busName, uid: uid, pid: pid)
     }
 
     /// Signals matching `rule` (e.g. `type='signal',interface='org.joule.Energy1'`). The rule is

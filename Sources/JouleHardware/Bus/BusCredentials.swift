@@ -1,4 +1,5 @@
-/// What the bus daemon knows about a connection (GetConnectionUnixUser/ProcessID).
+/// What the bus daemon knows about a connection (GetConnectionCredentials). Authorisation
+/// uses the uid (and polkit the bus name); the pid only tells whose child a process is.
 public struct BusCredentials: Sendable, Hashable {
     public var busName: String
     public var uid: UInt32

@@ -4,10 +4,14 @@ public struct BusMethodError: Error, Sendable, Hashable {
     public var name: String
     public var message: String
 
+    /// Messages longer than `maxMessageCharacters` are cut there: a caller's 1 MiB argument
+    /// echoed into an error should not come back whole, nor fill the daemon's log.
     public init(name: String, message: String) {
         self.name = name
-        self.message = message
+        self.message = message.count > Self.maxMessageCharacters ? message.prefix(Self.maxMessageCharacters) + "…" : message
     }
+
+    public static let maxMessageCharacters = 1024
 
     public static func accessDenied(_ message: String) -> BusMethodError {
         BusMethodError(name: "org.freedesktop.DBus.Error.AccessDenied", message: message)

@@ -8,12 +8,18 @@ public enum AppSupervisorError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String {
         switch self {
         case .unknownApp(let name, let known):
-            "no supervised app is named \"\(name)\"" + (known.isEmpty ? " (none is running)" : " (running: \(known.joined(separator: ", ")))")
-        case .nameInUse(let name): "an app named \"\(name)\" is already supervised"
+            "no supervised app is named \"\(Self.shown(name))\"" + (known.isEmpty ? " (none is running)" : " (running: \(known.joined(separator: ", ")))")
+        case .nameInUse(let name): "an app named \"\(Self.shown(name))\" is already supervised"
         case .invalidName(let name):
-            "\"\(name)\" is not an app name: use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'"
+            "\"\(Self.shown(name))\" is not an app name: use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'"
         case .socket(let detail): "lifecycle socket: \(detail)"
         }
+    }
+
+    /// A caller's name as a message shows it: at most 80 characters (a name is 64 bytes at
+    /// most, so a longer one is a caller's garbage and need not come back whole).
+    public static func shown(_ name: String) -> String {
+        name.count <= 80 ? name : name.prefix(80) + "…"
     }
 
     /// Whether `name` can name an app (it becomes part of file names).

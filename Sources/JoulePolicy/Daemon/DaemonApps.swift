@@ -179,15 +179,20 @@ actor DaemonApps {
 
     private func attach(sender: String, credentials: BusCredentials, name: String, pid: UInt32, cgroup: String) async throws(BusMethodError) {
         guard let reservation = reserved[name], reservation.sender == sender else {
-            throw BusMethodError(name: AppsService.unknownAppError, message: "Attach: \(name) was not registered by this connection")
+            throw BusMethodError(name: AppsService.unknownAppError, message: "Attach: \(AppSupervisorError.shown(name)) was not registered by this connection")
         }
         let procfs = controller.procfs
         guard pid > 0, pid <= UInt32(Int32.max), let stat = (try? procfs.stat(Int32(pid))) ?? nil else {
             throw .invalidArgs("Attach: no process \(pid)")
         }
-        // Only a child of the caller: a pid it names cannot be someone else's process.
+        // Only a child of the caller, running as the caller's user: the uid is what authorises
+        // (the bus vouches for the caller's, /proc for the process's); the parent pid only ties
+        // the process to this `joule run`.
         guard UInt32(stat.ppid) == credentials.pid else {
             throw .accessDenied("Attach: process \(pid) is not a child of the caller (pid \(credentials.pid))")
+        }
+        guard credentials.uid == 0 || procfs.status(Int32(pid))?.realUID == credentials.uid else {
+            throw .accessDenied("Attach: process \(pid) does not run as the caller's uid \(credentials.uid)")
         }
         let actuator: any AppActuator
         if cgroup.isEmpty {
@@ -217,7 +222,7 @@ actor DaemonApps {
             return
         }
         guard registrants[name] == sender else {
-            throw BusMethodError(name: AppsService.unknownAppError, message: "Exited: \(name) is not an app this connection registered")
+            throw BusMethodError(name: AppsService.unknownAppError, message: "Exited: \(AppSupervisorError.shown(name)) is not an app this connection registered")
         }
         registrants[name] = nil
         await supervisor.exited(name, detail: detail)

@@ -142,7 +142,10 @@ public struct HistoryChart: Sendable {
     /// Horizontal gridlines and labels for `scale` in `panel`; returns the value → y mapping.
     private func valueAxis(_ svg: inout SVGWriter, _ panel: Panel, _ scale: ValueAxis, unit: String) -> (Double) -> Double {
         let y = { (value: Double) -> Double in
-            panel.bottom - (value - scale.low) / (scale.high - scale.low) * panel.height
+            // Beyond the scale (a damaged row's 250 %, or ±∞) is drawn at its edge, never off the
+            // picture or as a non-finite coordinate.
+            let shown = value.isNaN ? scale.low : min(max(value, scale.low), scale.high)
+            return panel.bottom - (shown - scale.low) / (scale.high - scale.low) * panel.height
         }
         var lines: [String] = []
         for tick in scale.ticks {

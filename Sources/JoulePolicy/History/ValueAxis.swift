@@ -14,6 +14,9 @@ struct ValueAxis: Sendable, Hashable {
     /// Round limits around `values` with about `ticks` steps, including `floor` when given
     /// (power starts at 0 W); `fallback` when nothing is known.
     init(covering values: [Double], ticks: Int = 5, including floor: Double? = nil, fallback: ClosedRange<Double>) {
+        // A damaged row's 1e300 W or infinite °C must not make a scale of 10³⁰⁰ ticks (or none
+        // that ends): values beyond ±limit are drawn at the limit, non-finite ones not at all.
+        let values = values.filter(\.isFinite).map { min(max($0, -Self.limit), Self.limit) }
         var low = values.min() ?? fallback.lowerBound, high = values.max() ?? fallback.upperBound
         if let floor { low = min(low, floor) }
         if high - low < 1e-9 {
@@ -25,6 +28,9 @@ struct ValueAxis: Sendable, Hashable {
         self.high = max(self.low + step, (high / step).rounded(.up) * step)
         self.step = step
     }
+
+    /// The largest magnitude a computed scale reaches (a terawatt; no sensor reads more).
+    static let limit = 1e12
 
     /// The smallest 1, 2, 2.5 or 5 × 10ⁿ at least `raw`.
     static func niceStep(_ raw: Double) -> Double {

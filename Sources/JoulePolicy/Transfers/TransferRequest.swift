@@ -195,7 +195,12 @@ public struct TransferRequest: Sendable, Hashable {
         if let batch, batch.isEmpty || batch.utf8.count > 255 { throw Invalid("batch: must be 1 to 255 bytes") }
         if let session, session.isEmpty || session.utf8.count > 255 { throw Invalid("session: must be 1 to 255 bytes") }
         if let onComplete, onComplete.isEmpty { throw Invalid("onComplete: empty command") }
+        if let onComplete, onComplete.utf8.count > 4096 { throw Invalid("onComplete: longer than 4096 bytes") }
         if url.utf8.count > 8192 { throw Invalid("url: longer than 8192 bytes") }
+        if headers.count > 64 { throw Invalid("headers: more than 64") }
+        if let long = headers.first(where: { $0.line.utf8.count > 8192 }) {
+            throw Invalid("headers: \"\(Self.clip(long.line))\" is longer than 8192 bytes")
+        }
         return request
     }
 

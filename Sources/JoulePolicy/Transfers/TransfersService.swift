@@ -96,6 +96,10 @@ public final class TransfersService: Sendable {
                     guard call.arguments.count == 1, let session = call.arguments[0].stringValue else {
                         throw .invalidArgs("ListSession takes the session identifier (s)")
                     }
+                    // As Add's session key: no transfer can carry a longer one.
+                    guard !session.isEmpty, session.utf8.count <= 255 else {
+                        throw .invalidArgs("ListSession: the session identifier must be 1 to 255 bytes")
+                    }
                     return try await self.list(call, session: session)
                 },
             ],
