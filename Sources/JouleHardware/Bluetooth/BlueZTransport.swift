@@ -31,13 +31,10 @@ public final class BlueZTransport: DiscoveryTransport {
     /// AdvertisementMonitorManager1 when it runs with --experimental), with their properties.
     public let adapterInterfaces: [String: [(String, BusValue)]]
     private let state = Mutex(State())
+    private let events = HCIEventQueue()
 
     private struct State {
         var devices: [String: BlueZDevice] = [:]
-        var events: [HCIEventRecord] = []
-        var waiter: CheckedContinuation<Result<HCIEventRecord?, HCITransportError>, Never>?
-        var eventsEnded = false
-        var failure: HCITransportError?
         /// Discovery that joule asked for and has not stopped.
         var discovering = false
         var filterSet = false
@@ -245,7 +242,7 @@ public final class BlueZTransport: DiscoveryTransport {
     }
 
     public func setDiscovering(_ on: Bool) async throws(HCITransportError) {
-        if let failure = state.withLock({ $0.failure }) { throw failure }
+        if let failure = events.failure { throw failure }
         if on {
             if !state.withLock({ $0.filterSet }) {
                 try await adapterCall(
@@ -270,7 +267,7 @@ public final class BlueZTransport: DiscoveryTransport {
                 destination: Self.service, path: adapterPath, interface: Self.adapterInterface, member: member,
                 arguments: arguments, timeout: .seconds(10))
         } catch {
-            if let failure = state.withLock({ $0.failure }) { throw failure }
+            if let failure = events.failure { throw failure }
             throw Self.failure(member, error, adapter: adapterName)
         }
     }
@@ -288,33 +285,14 @@ public final class BlueZTransport: DiscoveryTransport {
         }
     }
 
-    public func nextEvent() async throws(HCITransportError) -> HCIEventRecord? {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HCIEventRecord?, HCITransportError>, Never>) in
-            let ready: Result<HCIEventRecord?, HCITransportError>? = state.withLock { state in
-                if state.eventsEnded { return .success(nil) }
-                if !state.events.isEmpty { return .success(state.events.removeFirst()) }
-                if let failure = state.failure { return .failure(failure) }
-                state.waiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-        return try result.get()
-    }
+    public func nextEvent() async throws(HCITransportError) -> HCIEventRecord? { try await events.next() }
 
-    public func stopEvents() {
-        let waiter = state.withLock { state in
-            state.eventsEnded = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: .success(nil))
-    }
+    public func stopEvents() { events.stop() }
 
     /// Stops joule's discovery if it still runs, and closes the bus connection.
     public func close() async {
+        events.close()
         let tasks = state.withLock { state in
-            state.eventsEnded = true
             defer {
                 state.tasks = []
                 state.ticker = nil
@@ -327,28 +305,10 @@ public final class BlueZTransport: DiscoveryTransport {
         await bus.close()
     }
 
-    private func deliver(_ record: HCIEventRecord) {
-        let waiter: CheckedContinuation<Result<HCIEventRecord?, HCITransportError>, Never>? = state.withLock { state in
-            guard !state.eventsEnded, state.failure == nil else { return nil }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter
-            }
-            // Bounded like the HCI socket's queue: a stalled reader drops old adverts.
-            if state.events.count >= 4096 { state.events.removeFirst() }
-            state.events.append(record)
-            return nil
-        }
-        waiter?.resume(returning: .success(record))
-    }
+    private func deliver(_ record: HCIEventRecord) { events.deliver(record) }
 
     private func fail(_ error: HCITransportError) {
-        let waiter = state.withLock { state in
-            if state.failure == nil { state.failure = error }
-            state.discovering = false
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume(returning: .failure(error))
+        state.withLock { $0.discovering = false }
+        events.fail(error)
     }
 }
