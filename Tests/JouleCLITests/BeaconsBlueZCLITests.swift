@@ -11,50 +11,23 @@ import Testing
     .enabled(if: PrivateBusDaemon.executable != nil, "needs dbus-daemon (scripts/install-deps.sh)"),
     .enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
 struct BeaconsBlueZCLITests {
-    static let adapterPath = "/org/bluez/hci0"
+    static let adapterPath = DBusMock.bluezAdapterPath
     static let devicePath = adapterPath + "/dev_C0_FF_EE_00_00_01"
-    static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
-    static let uuidBytes: [UInt8] = [
-        0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0,
-    ]
+    static let uuid = DBusMock.beaconUUID
+    static let uuidBytes = DBusMock.beaconUUIDBytes
 
     static func environment(_ daemon: PrivateBusDaemon) -> [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": daemon.address] }
 
     static func bluetoothd(on daemon: PrivateBusDaemon, manager: Bool = false) async throws -> DBusMock {
-        let mock = try await DBusMock(.bluez, address: daemon.address)
-        try await mock.call("AddAdapter", interface: "org.bluez.Mock", arguments: [.string("hci0"), .string("joule-test")])
-        if manager {
-            let interface = BlueZRegionMonitor.managerInterface
-            try await mock.addProperties(
-                interface: interface,
-                [
-                    ("SupportedMonitorTypes", .array(elementSignature: "s", [.string("or_patterns")])),
-                    ("SupportedFeatures", .array(elementSignature: "s", [.string("controller-patterns")])),
-                ], path: adapterPath)
-            try await mock.addMethod(interface: interface, name: "RegisterMonitor", in: "o", out: "", code: "", path: adapterPath)
-            try await mock.addMethod(interface: interface, name: "UnregisterMonitor", in: "o", out: "", code: "", path: adapterPath)
-        }
-        return mock
+        try await DBusMock.bluetoothd(address: daemon.address, monitorFeatures: manager ? ["controller-patterns"] : nil)
     }
 
-    static func discovering(_ mock: DBusMock) async -> Bool {
-        (try? await mock.connection.property(
-            destination: "org.bluez", path: adapterPath, interface: BlueZTransport.adapterInterface, name: "Discovering"))?
-            .boolValue ?? false
-    }
+    static func discovering(_ mock: DBusMock) async -> Bool { await mock.bluezDiscovering() }
 
     static func advertise(_ mock: DBusMock, rssi: Int16) async throws {
         try await mock.call("AddDevice", interface: "org.bluez.Mock", arguments: [.string("hci0"), .string("C0:FF:EE:00:00:01"), .string("beacon")])
-        func set(_ name: String, _ value: BusValue) async throws {
-            try await mock.call(
-                "Set", interface: "org.freedesktop.DBus.Properties", path: devicePath,
-                arguments: [.string(BlueZTransport.deviceInterface), .string(name), .variant(value)])
-        }
-        try await set("RSSI", .int16(rssi))
-        let payload: [UInt8] = [0x02, 0x15] + uuidBytes + [0x00, 0x07, 0x00, 0x09, 0xC5]
-        try await set(
-            "ManufacturerData",
-            .array(elementSignature: "{qv}", [.dictEntry(.uint16(0x004C), .variant(.array(elementSignature: "y", payload.map(BusValue.byte))))]))
+        try await mock.setBluezDevice(devicePath, "RSSI", .int16(rssi))
+        try await mock.setBluezDevice(devicePath, "ManufacturerData", DBusMock.iBeaconManufacturerData(uuid: uuidBytes, major: 7, minor: 9))
     }
 
     @Test func transportUsageAndMissingBluetoothd() async throws {

@@ -9,12 +9,10 @@ import Testing
 /// tests add it to the adapter's object the way bluetoothd --experimental exposes it.
 @Suite(.serialized, .enabled("needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh") { await dbusMockUsable() })
 struct BlueZTransportTests {
-    static let adapterPath = "/org/bluez/hci0"
+    static let adapterPath = DBusMock.bluezAdapterPath
     static let devicePath = adapterPath + "/dev_C0_FF_EE_00_00_01"
-    static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
-    static let uuidBytes: [UInt8] = [
-        0xE2, 0xC5, 0x6D, 0xB5, 0xDF, 0xFB, 0x48, 0xD2, 0xB0, 0x60, 0xD0, 0xF5, 0xA7, 0x10, 0x96, 0xE0,
-    ]
+    static let uuid = DBusMock.beaconUUID
+    static let uuidBytes = DBusMock.beaconUUIDBytes
 
     /// What a run produced, read by the test while the run goes on.
     final class Collected<T: Sendable>: Sendable {
@@ -23,42 +21,30 @@ struct BlueZTransportTests {
         var all: [T] { items.withLock { $0 } }
     }
 
-    /// bluetoothd with one adapter, hci0, and (when asked) its monitor manager.
     static func bluetoothd(on daemon: PrivateBusDaemon, manager features: [String]? = nil, refuse: Bool = false) async throws -> DBusMock {
-        let mock = try await DBusMock(.bluez, address: daemon.address)
-        try await mock.call("AddAdapter", interface: "org.bluez.Mock", arguments: [.string("hci0"), .string("joule-test")])
-        if let features {
-            let manager = BlueZRegionMonitor.managerInterface
-            try await mock.addProperties(
-                interface: manager,
-                [
-                    ("SupportedMonitorTypes", .array(elementSignature: "s", [.string("or_patterns")])),
-                    ("SupportedFeatures", .array(elementSignature: "s", features.map(BusValue.string))),
-                ], path: adapterPath)
-            let code = refuse ? "raise dbus.exceptions.DBusException('no room', name='org.bluez.Error.Failed')" : ""
-            try await mock.addMethod(interface: manager, name: "RegisterMonitor", in: "o", out: "", code: code, path: adapterPath)
-            try await mock.addMethod(interface: manager, name: "UnregisterMonitor", in: "o", out: "", code: "", path: adapterPath)
-        }
-        return mock
+        try await DBusMock.bluetoothd(address: daemon.address, monitorFeatures: features, refuseMonitors: refuse)
     }
 
-    static func discovering(_ mock: DBusMock) async throws -> Bool {
-        try await mock.connection.property(
-            destination: "org.bluez", path: adapterPath, interface: BlueZTransport.adapterInterface, name: "Discovering"
-        ).boolValue ?? false
-    }
+    static func discovering(_ mock: DBusMock) async throws -> Bool { await mock.bluezDiscovering() }
 
     static func setDevice(_ mock: DBusMock, _ name: String, _ value: BusValue) async throws {
-        try await mock.call(
-            "Set", interface: "org.freedesktop.DBus.Properties", path: devicePath,
-            arguments: [.string(BlueZTransport.deviceInterface), .string(name), .variant(value)])
+        try await mock.setBluezDevice(devicePath, name, value)
     }
 
     static func iBeaconManufacturerData(major: UInt16, minor: UInt16) -> BusValue {
-        let payload: [UInt8] = [0x02, 0x15] + uuidBytes + [UInt8(major >> 8), UInt8(major & 0xFF), UInt8(minor >> 8), UInt8(minor & 0xFF), 0xC5]
-        return .array(
-            elementSignature: "{qv}",
-            [.dictEntry(.uint16(0x004C), .variant(.array(elementSignature: "y", payload.map(BusValue.byte))))])
+        DBusMock.iBeaconManufacturerData(uuid: uuidBytes, major: major, minor: minor)
+    }
+
+    /// A run in a task, its error (nil: it ended cleanly) as the task's value.
+    static func outcome(_ body: @escaping @Sendable () async throws(HCITransportError) -> Void) -> Task<HCITransportError?, Never> {
+        Task {
+            do throws(HCITransportError) {
+                try await body()
+                return nil
+            } catch {
+                return error
+            }
+        }
     }
 
     static func open(_ daemon: PrivateBusDaemon, adapter: String? = nil) async throws -> BlueZTransport {
@@ -68,17 +54,12 @@ struct BlueZTransportTests {
 
     /// Runs a scan session over `transport` in a task, collecting its adverts.
     static func scan(_ transport: BlueZTransport, into adverts: Collected<BeaconAdvert>) -> Task<HCITransportError?, Never> {
-        Task {
+        outcome { () throws(HCITransportError) in
             var runner = BeaconSessionRunner(
                 configuration: BeaconSession.Configuration(mode: .scan), start: WallClock.micros(),
                 commander: ScanCommander(transport: transport))
-            do throws(HCITransportError) {
-                try await runner.run { output in
-                    if case .advert(let advert, _) = output { adverts.append(advert) }
-                }
-                return nil
-            } catch {
-                return error
+            try await runner.run { output in
+                if case .advert(let advert, _) = output { adverts.append(advert) }
             }
         }
     }
@@ -278,14 +259,7 @@ struct BlueZTransportTests {
 
             // DeviceFound is an entry, the last DeviceLost an exit.
             let events = Collected<RegionEvent>()
-            let run = Task { () -> HCITransportError? in
-                do throws(HCITransportError) {
-                    try await monitor.run { events.append($0) }
-                    return nil
-                } catch {
-                    return error
-                }
-            }
+            let run = Self.outcome { () throws(HCITransportError) in try await monitor.run { events.append($0) } }
             func tell(_ member: String, _ device: String?) async throws {
                 _ = try await mock.connection.call(
                     destination: transport.bus.uniqueName, path: monitor.root + "/region0",
@@ -319,42 +293,24 @@ struct BlueZTransportTests {
             #expect(prepared.mechanism == .bluezSoftware)
             #expect(prepared.note?.contains("matches them in software") == true)
             let monitor = try #require(prepared.monitor)
-            let run = Task { () -> HCITransportError? in
-                do throws(HCITransportError) {
-                    try await monitor.run { _ in }
-                    return nil
-                } catch {
-                    return error
-                }
-            }
+            let run = Self.outcome { () throws(HCITransportError) in try await monitor.run { _ in } }
             mock.stop()
             #expect(await run.value == .bluetoothdGone("hci0"))
             await transport.close()
         }
     }
 
-    @Test func withoutTheManagerMonitoringFallsBackToDiscovery() async throws {
+    /// No manager (bluetoothd without --experimental), or one that refuses the monitors.
+    @Test(arguments: [(nil, false, "Experimental = true"), (["controller-patterns"], true, "no room")] as [([String]?, Bool, String)])
+    func monitoringFallsBackToDiscovery(_ features: [String]?, _ refuse: Bool, _ said: String) async throws {
         try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon)
+            let mock = try await Self.bluetoothd(on: daemon, manager: features, refuse: refuse)
             defer { mock.stop() }
             let transport = try await Self.open(daemon)
             let prepared = await BlueZRegionMonitor.prepare(on: transport, regions: [Self.region], exitTimeout: .seconds(10))
             #expect(prepared.monitor == nil)
             #expect(prepared.mechanism == .bluezSoftware)
-            #expect(prepared.note?.contains("Experimental = true") == true)
-            await transport.close()
-        }
-    }
-
-    @Test func aRefusedRegistrationFallsBackToDiscovery() async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon, manager: ["controller-patterns"], refuse: true)
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
-            let prepared = await BlueZRegionMonitor.prepare(on: transport, regions: [Self.region], exitTimeout: .seconds(10))
-            #expect(prepared.monitor == nil)
-            #expect(prepared.mechanism == .bluezSoftware)
-            #expect(prepared.note?.contains("no room") == true)
+            #expect(prepared.note?.contains(said) == true)
             await transport.close()
         }
     }
@@ -365,18 +321,13 @@ struct BlueZTransportTests {
             defer { mock.stop() }
             let transport = try await Self.open(daemon)
             let events = Collected<RegionEvent>()
-            let run = Task { () -> HCITransportError? in
+            let run = Self.outcome { () throws(HCITransportError) in
                 var configuration = BeaconSession.Configuration(mode: .monitor, regions: [Self.region])
                 configuration.exitTimeout = .milliseconds(300)
                 configuration.listensWhileOn = true
                 var runner = BeaconSessionRunner(
                     configuration: configuration, start: WallClock.micros(), commander: ScanCommander(transport: transport))
-                do throws(HCITransportError) {
-                    try await runner.run { if case .region(let event) = $0 { events.append(event) } }
-                    return nil
-                } catch {
-                    return error
-                }
+                try await runner.run { if case .region(let event) = $0 { events.append(event) } }
             }
             #expect(await eventually { (try? await Self.discovering(mock)) == true })
             try await mock.call("AddDevice", interface: "org.bluez.Mock", arguments: [.string("hci0"), .string("C0:FF:EE:00:00:01"), .string("beacon")])
