@@ -35,6 +35,25 @@ struct BlueZTransportTests {
         DBusMock.iBeaconManufacturerData(uuid: uuidBytes, major: major, minor: minor)
     }
 
+    /// A private bus with bluetoothd on it and a BlueZ transport on hci0 for `body`, closed
+    /// (and bluetoothd stopped) afterwards.
+    static func withBlueZ(
+        manager features: [String]? = nil, refuse: Bool = false, _ body: (DBusMock, BlueZTransport) async throws -> Void
+    ) async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let mock = try await bluetoothd(on: daemon, manager: features, refuse: refuse)
+            defer { mock.stop() }
+            let transport = try await open(daemon)
+            do {
+                try await body(mock, transport)
+            } catch {
+                await transport.close()
+                throw error
+            }
+            await transport.close()
+        }
+    }
+
     /// A run in a task, its error (nil: it ended cleanly) as the task's value.
     static func outcome(_ body: @escaping @Sendable () async throws(HCITransportError) -> Void) -> Task<HCITransportError?, Never> {
         Task {
@@ -113,10 +132,7 @@ struct BlueZTransportTests {
     // MARK: scanning
 
     @Test func advertsFromSignalsMatchTheHCIPath() async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon)
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
+        try await Self.withBlueZ { mock, transport in
             let adverts = Collected<BeaconAdvert>()
             let run = Self.scan(transport, into: adverts)
             #expect(await eventually { (try? await Self.discovering(mock)) == true })
@@ -158,15 +174,11 @@ struct BlueZTransportTests {
             await #expect(throws: HCITransportError.noRawCommands(command: HCICommand.setScanEnable(true).name)) {
                 try await transport.send(.setScanEnable(true))
             }
-            await transport.close()
         }
     }
 
     @Test func advertsWhileDiscoveryIsOffAreNotHeard() async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon)
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
+        try await Self.withBlueZ { mock, transport in
             try await mock.call("AddDevice", interface: "org.bluez.Mock", arguments: [.string("hci0"), .string("C0:FF:EE:00:00:01"), .string("beacon")])
             // Another client's discovery reports it; joule's radio is off.
             try await Self.setDevice(mock, "ManufacturerData", Self.iBeaconManufacturerData(major: 1, minor: 1))
@@ -187,30 +199,22 @@ struct BlueZTransportTests {
     }
 
     @Test func bluetoothdVanishingMidScanEndsTheRun() async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon)
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
+        try await Self.withBlueZ { mock, transport in
             let run = Self.scan(transport, into: Collected<BeaconAdvert>())
             #expect(await eventually { (try? await Self.discovering(mock)) == true })
             mock.stop()
             let error = await run.value
             #expect(error == .bluetoothdGone("hci0"))
             #expect(error?.description == "bluetoothd left the system bus while scanning with hci0; scanning stopped")
-            await transport.close()
         }
     }
 
     @Test func anAdapterRemovedMidScanEndsTheRun() async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon)
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
+        try await Self.withBlueZ { mock, transport in
             let run = Self.scan(transport, into: Collected<BeaconAdvert>())
             #expect(await eventually { (try? await Self.discovering(mock)) == true })
             try await mock.call("RemoveAdapter", interface: "org.bluez.Mock", arguments: [.string("hci0")])
             #expect(await run.value == .adapterGone("hci0", .noDevice))
-            await transport.close()
         }
     }
 
@@ -219,10 +223,7 @@ struct BlueZTransportTests {
     static let region = BeaconRegion(name: "office", uuid: BeaconUUID(uuid)!, major: 7)
 
     @Test func monitorsAreRegisteredWithTheRegionsPatterns() async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon, manager: ["controller-patterns"])
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
+        try await Self.withBlueZ(manager: ["controller-patterns"]) { mock, transport in
             let prepared = await BlueZRegionMonitor.prepare(on: transport, regions: [Self.region], exitTimeout: .seconds(12.5))
             #expect(prepared.mechanism == .offloaded)
             #expect(prepared.note == nil)
@@ -280,15 +281,11 @@ struct BlueZTransportTests {
             #expect(try await mock.methodCalls("UnregisterMonitor", path: Self.adapterPath) == [[.objectPath(monitor.root)]])
             // Monitoring never started discovery.
             #expect(try await !Self.discovering(mock))
-            await transport.close()
         }
     }
 
     @Test func bluetoothdVanishingEndsMonitoring() async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon, manager: [])
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
+        try await Self.withBlueZ(manager: []) { mock, transport in
             let prepared = await BlueZRegionMonitor.prepare(on: transport, regions: [Self.region], exitTimeout: .seconds(10))
             #expect(prepared.mechanism == .bluezSoftware)
             #expect(prepared.note?.contains("matches them in software") == true)
@@ -296,30 +293,22 @@ struct BlueZTransportTests {
             let run = Self.outcome { () throws(HCITransportError) in try await monitor.run { _ in } }
             mock.stop()
             #expect(await run.value == .bluetoothdGone("hci0"))
-            await transport.close()
         }
     }
 
     /// No manager (bluetoothd without --experimental), or one that refuses the monitors.
     @Test(arguments: [(nil, false, "Experimental = true"), (["controller-patterns"], true, "no room")] as [([String]?, Bool, String)])
     func monitoringFallsBackToDiscovery(_ features: [String]?, _ refuse: Bool, _ said: String) async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon, manager: features, refuse: refuse)
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
+        try await Self.withBlueZ(manager: features, refuse: refuse) { mock, transport in
             let prepared = await BlueZRegionMonitor.prepare(on: transport, regions: [Self.region], exitTimeout: .seconds(10))
             #expect(prepared.monitor == nil)
             #expect(prepared.mechanism == .bluezSoftware)
             #expect(prepared.note?.contains(said) == true)
-            await transport.close()
         }
     }
 
     @Test func theFallbackEntersAndExitsThroughDiscovery() async throws {
-        try await PrivateBusDaemon.with { daemon in
-            let mock = try await Self.bluetoothd(on: daemon)
-            defer { mock.stop() }
-            let transport = try await Self.open(daemon)
+        try await Self.withBlueZ { mock, transport in
             let events = Collected<RegionEvent>()
             let run = Self.outcome { () throws(HCITransportError) in
                 var configuration = BeaconSession.Configuration(mode: .monitor, regions: [Self.region])
@@ -337,7 +326,6 @@ struct BlueZTransportTests {
             #expect(events.all.map(\.kind) == [.enter, .exit])
             transport.stopEvents()
             #expect(await run.value == nil)
-            await transport.close()
         }
     }
 }
