@@ -80,3 +80,63 @@ spin_in() {
     track "$SPIN_PID"
     wait_for 2 grep -qx "$SPIN_PID" "$1/cgroup.procs" || fail "spinner $SPIN_PID did not join $1"
 }
+
+# --- BlueZ ------------------------------------------------------------------------------------
+# bluetoothd (Debian's), bluetoothctl, btmgmt, dbus-daemon and dbus-send are in the VM, with
+# Debian's system bus policy and /etc/bluetooth/main.conf (Experimental off).
+
+# Starts the system bus and bluetoothd (logs: dbus.log, bluetoothd.log in the scratch directory),
+# and waits until org.bluez has ADAPTER (default hci0) powered. The controller must exist first.
+# Sets DBUS_PID and BLUETOOTHD_PID. Usage: start_bluez [--experimental] [ADAPTER]
+start_bluez() {
+    _bz_flags=""
+    if [ "$1" = --experimental ]; then _bz_flags=--experimental; shift; fi
+    _bz_adapter=${1:-hci0}
+    mkdir -p /run/dbus /var/lib/bluetooth
+    rm -rf /var/lib/bluetooth/*
+    if [ -z "$DBUS_PID" ] || ! kill -0 "$DBUS_PID" 2>/dev/null; then
+        dbus-daemon --system --nofork --nopidfile --nosyslog > dbus.log 2>&1 &
+        DBUS_PID=$!
+        track "$DBUS_PID"
+        wait_for 10 test -S /run/dbus/system_bus_socket || fail "system bus did not start: $(cat dbus.log)"
+    fi
+    /usr/libexec/bluetooth/bluetoothd --nodetach --debug $_bz_flags >> bluetoothd.log 2>&1 &
+    BLUETOOTHD_PID=$!
+    track "$BLUETOOTHD_PID"
+    wait_for 20 bluez_owns "$_bz_adapter" ||
+        fail "bluetoothd did not take $_bz_adapter: $(tail -n 5 bluetoothd.log | tr '\n' ' ')"
+}
+
+# Stops bluetoothd (SIGTERM, as systemd does) and waits until org.bluez is gone from the bus;
+# the bus keeps running. Usage: stop_bluez
+stop_bluez() {
+    [ -n "$BLUETOOTHD_PID" ] || return 0
+    kill -TERM "$BLUETOOTHD_PID" 2>/dev/null
+    wait "$BLUETOOTHD_PID" 2>/dev/null
+    BLUETOOTHD_PID=""
+    wait_for 10 sh -c '! dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetNameOwner string:org.bluez >/dev/null 2>&1' ||
+        fail "org.bluez still on the bus after bluetoothd stopped"
+}
+
+# Prints a property of org.bluez.Adapter1 on ADAPTER as dbus-send shows its value (true,
+# false, a number or a quoted string). Usage: adapter_prop ADAPTER PROPERTY
+adapter_prop() {
+    dbus-send --system --print-reply=literal --dest=org.bluez "/org/bluez/$1" \
+        org.freedesktop.DBus.Properties.Get string:org.bluez.Adapter1 "string:$2" 2>/dev/null |
+        awk '{print $NF}'
+}
+
+# Whether org.bluez has ADAPTER, powered. Usage: bluez_owns ADAPTER
+bluez_owns() { [ "$(adapter_prop "$1" Powered)" = true ]; }
+
+# Whether ADAPTER is discovering (Adapter1.Discovering). Usage: discovering ADAPTER
+discovering() { [ "$(adapter_prop "$1" Discovering)" = true ]; }
+# Whether ADAPTER is known to org.bluez and not discovering. Usage: not_discovering ADAPTER
+not_discovering() { [ "$(adapter_prop "$1" Discovering)" = false ]; }
+
+# Context switches (voluntary and not) of every thread of PID: how often it was woken or
+# preempted. Usage: ctx_switches PID
+ctx_switches() {
+    cat /proc/"$1"/task/*/status 2>/dev/null |
+        awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ {n += $2} END {print n + 0}'
+}
