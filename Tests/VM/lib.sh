@@ -140,3 +140,26 @@ ctx_switches() {
     cat /proc/"$1"/task/*/status 2>/dev/null |
         awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ {n += $2} END {print n + 0}'
 }
+
+# Starts vhci-controller with ARGS plus `-l cmd.log -r ready` (stderr: controller.err), waits
+# until its adapter is up, and sets ADAPTER (hciN) and CONTROLLER_PID.
+# Usage: start_controller ARGS...
+start_controller() {
+    rm -f ready
+    vhci-controller "$@" -l cmd.log -r ready 2> controller.err &
+    CONTROLLER_PID=$!
+    track "$CONTROLLER_PID"
+    wait_for 30 test -s ready || fail "controller not up: $(cat controller.err)"
+    ADAPTER=$(cat ready)
+}
+
+# Whether FILE's first line names WORD (a whole word, any case): what joule said on stderr
+# about its transport or mechanism. Usage: first_line_says FILE WORD
+first_line_says() { head -n 1 "$1" | grep -qiw -- "$2"; }
+
+# Whether FILE says WORD (a whole word, any case) on any line. Usage: says FILE WORD
+says() { grep -qiw -- "$2" "$1"; }
+
+# The lines of an NDJSON file without their timestamps, for comparing a live run with a
+# replay. Usage: untimed FILE
+untimed() { sed 's/"timestamp":[^,]*,//' "$1"; }

@@ -40,8 +40,8 @@
  * match at RSSI >= the low threshold was heard for the monitor's low interval, the event with
  * state 0. While the filter is enabled, an advert that matches no monitor is not forwarded.
  * The log gains "# msft ..." lines: the monitors as programmed, the filter state, every
- * device found/lost. SIGTERM logs "# stats ..." (reports forwarded, reports filtered, MSFT
- * events) and exits 0.
+ * device found/lost. SIGUSR1 logs "# stats reports N filtered N msft-events N" (reports
+ * forwarded, reports filtered, MSFT events, since the start); SIGTERM logs it and exits 0.
  *
  * /dev/vhci is read with blocking reads after poll(2) says a packet is there, one packet per
  * read; the loop never sleeps elsewhere, so the kernel's commands are answered at once.
@@ -826,8 +826,9 @@ static void set_msft_opcode(void) {
     log_line("# msft_opcode %04x", msft_opcode);
 }
 
-static volatile sig_atomic_t terminate;
+static volatile sig_atomic_t terminate, stats_wanted;
 static void on_term(int sig) { (void)sig; terminate = 1; }
+static void on_usr1(int sig) { (void)sig; stats_wanted = 1; }
 
 static void usage(void) {
     fprintf(stderr, "usage: vhci-controller [-c CAPTURE] [-l LOG] [-r READY] [-d DONE] [-R HZ] [-L] [-D SECS] [-x] [-X] [-n N] [-t SECS] [-W] [-U] [-m OPCODE]\n");
@@ -862,6 +863,8 @@ int main(int argc, char **argv) {
     struct sigaction sa = {0};
     sa.sa_handler = on_term;
     sigaction(SIGTERM, &sa, NULL);   /* no SA_RESTART: poll returns EINTR */
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
     init_tables();
     if (capture_path) load_capture(capture_path);
     if (log_path) {
@@ -895,10 +898,12 @@ int main(int argc, char **argv) {
         int msft_due = msft_expire(now);
         if (msft_due >= 0 && (timeout < 0 || msft_due < timeout)) timeout = msft_due;
         struct pollfd pfd = {vhci, POLLIN, 0};
-        int ready = terminate ? 0 : poll(&pfd, 1, timeout);
-        if (terminate) {
+        int ready = terminate || stats_wanted ? 0 : poll(&pfd, 1, timeout);
+        if (terminate || stats_wanted) {
             log_line("# stats reports %ld filtered %ld msft-events %ld", adverts_sent, reports_filtered, msft_events);
-            exit(0);
+            if (terminate) exit(0);
+            stats_wanted = 0;
+            continue;
         }
         if (ready < 0 && errno != EINTR) die("poll: %s", strerror(errno));
         if (child_running) {

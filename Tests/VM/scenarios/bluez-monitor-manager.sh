@@ -1,0 +1,34 @@
+#!/bin/sh
+# vm-timeout: 90
+# `joule beacons monitor --json --transport bluez` with bluetoothd --experimental: the region
+# becomes an or_patterns monitor registered with AdvertisementMonitorManager1 (the kernel
+# holds it: btmgmt advmon-features lists a handle while joule runs), DeviceFound enters the
+# region while the beacon is on the air (6 s) and DeviceLost exits it after it went silent.
+# On a controller without the MSFT extension (this one) the kernel scans and bluetoothd
+# matches; the controller-offloaded case is bluez-monitor-offload.
+. /lib.sh
+uuid=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0
+on_air=6
+start_controller -c /fixtures/bluetooth/region-h4.btsnoop -R 10 -L -D $on_air
+start_bluez --experimental "$ADAPTER"
+index=${ADAPTER#hci}
+
+joule beacons monitor --json --transport bluez --adapter "$ADAPTER" --region office=$uuid --exit-timeout 2 \
+    > events.ndjson 2> err.txt &
+joule_pid=$!
+track $joule_pid
+wait_for 20 grep -q '"event":"enter"' events.ndjson || fail "no enter event: $(cat events.ndjson err.txt | tr '\n' ' ')"
+btmgmt --index "$index" advmon-features > advmon.txt 2>&1
+grep -qiE 'handles?: *[0-9]' advmon.txt || note "btmgmt advmon-features: $(tr '\n' ' ' < advmon.txt)"
+grep -qiE 'number of handles: *[1-9]|handles: *[0-9]+' advmon.txt || fail "the kernel holds no monitor: $(tr '\n' ' ' < advmon.txt)"
+wait_for 60 grep -q '"event":"exit"' events.ndjson || fail "no exit event: $(cat events.ndjson err.txt | tr '\n' ' ')"
+kill -INT $joule_pid
+wait $joule_pid || fail "exit $? after SIGINT: $(tr '\n' ' ' < err.txt)"
+first_line_says err.txt offloaded || fail "first stderr line is not the offloaded mechanism: $(head -n 1 err.txt)"
+[ "$(grep -c '"event"' events.ndjson)" = 2 ] || fail "expected one enter and one exit: $(tr '\n' ' ' < events.ndjson)"
+sed -n '1p' events.ndjson | grep -q '"event":"enter","region":"office"' || fail "first event is not entering office: $(head -n 1 events.ndjson)"
+exit_at=$(sed -n '2s/.*"timestamp":\([0-9.]*\),"event":"exit","region":"office".*/\1/p' events.ndjson)
+first_on=$(grep -E ' (200c|2042) 01' cmd.log | head -1 | cut -d' ' -f1)
+awk -v s="$first_on" -v x="$exit_at" -v d=$on_air 'BEGIN{exit !(x >= s + d)}' ||
+    fail "exited at +$(awk -v s="$first_on" -v x="$exit_at" 'BEGIN{print x - s}')s, before the beacon went silent (+${on_air}s)"
+pass "monitor manager: enter, exit +$(awk -v s="$first_on" -v x="$exit_at" 'BEGIN{printf "%.1f", x - s}')s"
