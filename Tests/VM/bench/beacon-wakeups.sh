@@ -1,11 +1,14 @@
 #!/bin/sh
 # vm-timeout: 600
 # `make bench` (group beacon-wakeups): host wakeups per minute of `joule beacons monitor`, for
-# the three mechanisms, in one VM run:
-#   offloaded       bluetoothd --experimental, AdvertisementMonitorManager1; the controller
-#                   offers MSFT (-m) when the kernel has CONFIG_BT_MSFTEXT, so the kernel
-#                   programs the pattern and the controller filters
-#   bluez-software  bluetoothd without --experimental: filtered discovery, joule matches
+# the three mechanisms (what joule's first stderr line says), in one VM run:
+#   offloaded       bluetoothd --experimental, AdvertisementMonitorManager1, and a controller
+#                   offering MSFT (-m): the kernel programs the pattern, the controller filters.
+#                   Only where the kernel has CONFIG_BT_MSFTEXT (msft=yes).
+#   manager         (mechanism bluez-software) bluetoothd --experimental, the monitor manager
+#                   with a controller without MSFT: the kernel scans, bluetoothd matches
+#   discovery       (mechanism bluez-software) bluetoothd without --experimental: filtered
+#                   discovery, joule matches
 #   hci-duty-cycle  no bluetoothd: joule's own duty-cycled scan on the raw HCI socket
 # and two conditions:
 #   none    no matching beacon: the other captures' beacons loop at 10 adverts/s (region
@@ -29,22 +32,20 @@ results=""
 # Usage: measure MECH COND SECONDS CAPTURE-ARGS REGION
 measure() {
     _mech=$1 _cond=$2 _secs=$3 _cap=$4 _region=$5
-    _m=""
-    [ "$_mech" = offloaded ] && [ $msft = yes ] && _m="-m 0xfc1e"
     rm -f cmd.log
-    start_controller $_cap $_m
     _transport=bluez
     case $_mech in
-    offloaded) start_bluez --experimental "$ADAPTER" ;;
-    bluez-software) start_bluez "$ADAPTER" ;;
-    hci-duty-cycle) _transport=hci ;;
+    offloaded) _said=offloaded; start_controller $_cap -m 0xfc1e; start_bluez --experimental "$ADAPTER" ;;
+    manager) _said=bluez-software; start_controller $_cap; start_bluez --experimental "$ADAPTER" ;;
+    discovery) _said=bluez-software; start_controller $_cap; start_bluez "$ADAPTER" ;;
+    hci-duty-cycle) _said=hci-duty-cycle; start_controller $_cap; _transport=hci ;;
     esac
     joule beacons monitor --json --transport $_transport --adapter "$ADAPTER" --region "r=$_region" --exit-timeout 5 \
         > "$_mech.$_cond.ndjson" 2> "$_mech.$_cond.err" &
     _jp=$!
     track $_jp
     wait_for 20 test -s "$_mech.$_cond.err" || fail "$_mech/$_cond: joule said nothing on stderr"
-    first_line_says "$_mech.$_cond.err" "$_mech" || fail "$_mech/$_cond: mechanism is not $_mech: $(head -n 1 "$_mech.$_cond.err")"
+    first_line_says "$_mech.$_cond.err" "$_said" || fail "$_mech/$_cond: mechanism is not $_said: $(head -n 1 "$_mech.$_cond.err")"
     sleep 3
     _pids="$_jp $BLUETOOTHD_PID $DBUS_PID"
     [ $_transport = hci ] && _pids=$_jp
@@ -73,7 +74,9 @@ measure() {
     note "$_mech/$_cond:$results"
 }
 
-for mech in offloaded bluez-software hci-duty-cycle; do
+mechs="manager discovery hci-duty-cycle"
+[ $msft = yes ] && mechs="offloaded $mechs"
+for mech in $mechs; do
     measure $mech none $BENCH_NONE "-c /fixtures/bluetooth/all-kinds-h4.btsnoop -R 10 -L" $absent
     measure $mech inout $BENCH_INOUT "-c /fixtures/bluetooth/region-h4.btsnoop -L" $office
 done

@@ -4,8 +4,9 @@
 # becomes an or_patterns monitor registered with AdvertisementMonitorManager1 (the kernel
 # holds it: btmgmt advmon-features lists a handle while joule runs), DeviceFound enters the
 # region while the beacon is on the air (6 s) and DeviceLost exits it after it went silent.
-# On a controller without the MSFT extension (this one) the kernel scans and bluetoothd
-# matches; the controller-offloaded case is bluez-monitor-offload.
+# This controller has no MSFT extension, so the manager's SupportedFeatures lacks
+# controller-patterns: the kernel scans, bluetoothd matches, and joule's first stderr line says
+# bluez-software. The controller-offloaded case is bluez-monitor-offload.
 . /lib.sh
 uuid=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0
 on_air=6
@@ -24,7 +25,7 @@ grep -qiE 'number of handles: *[1-9]|handles: *[0-9]+' advmon.txt || fail "the k
 wait_for 60 grep -q '"event":"exit"' events.ndjson || fail "no exit event: $(cat events.ndjson err.txt | tr '\n' ' ')"
 kill -INT $joule_pid
 wait $joule_pid || fail "exit $? after SIGINT: $(tr '\n' ' ' < err.txt)"
-first_line_says err.txt offloaded || fail "first stderr line is not the offloaded mechanism: $(head -n 1 err.txt)"
+first_line_says err.txt bluez-software || fail "first stderr line is not the bluez-software mechanism: $(head -n 1 err.txt)"
 [ "$(grep -c '"event"' events.ndjson)" = 2 ] || fail "expected one enter and one exit: $(tr '\n' ' ' < events.ndjson)"
 sed -n '1p' events.ndjson | grep -q '"event":"enter","region":"office"' || fail "first event is not entering office: $(head -n 1 events.ndjson)"
 exit_at=$(sed -n '2s/.*"timestamp":\([0-9.]*\),"event":"exit","region":"office".*/\1/p' events.ndjson)
