@@ -31,6 +31,7 @@
  *   -m OPCODE  offer the Microsoft HCI extension (MSFT) on vendor OPCODE (e.g. 0xfc1e): it is
  *              written to hci_vhci's debugfs msft_opcode before the adapter comes up (exit 3,
  *              "msft_opcode unsupported", when the kernel has no such file: no CONFIG_BT_MSFTEXT)
+ *   -M OPCODE  offer MSFT on OPCODE without telling the kernel: a raw HCI socket drives it
  *
  * With -m the controller answers MSFT Read Supported Features (LE advertisement monitor),
  * LE Monitor Advertisement (pattern conditions), LE Cancel Monitor Advertisement and LE Set
@@ -92,6 +93,7 @@ static double send_for = -1;  /* seconds after first enable; <0: no limit */
 static int extended_ok, refuse_legacy, bring_up = 1, ignore_window;
 static long vanish_adverts = -1;
 static int msft_opcode;       /* 0: no MSFT extension */
+static int msft_tell_kernel;  /* -m: write it to hci_vhci's debugfs msft_opcode */
 static double vanish_after = -1;
 
 static int vhci = -1;
@@ -789,7 +791,7 @@ static void bring_adapter_up(void) {
     int s = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
     if (s < 0) { fprintf(stderr, "vhci-controller: socket(AF_BLUETOOTH): %s\n", strerror(errno)); _exit(1); }
     int tries = 0;
-    if (msft_opcode) {
+    if (msft_tell_kernel) {
         /* hci_vhci reads msft_opcode in its setup, which runs at every power-on
          * (HCI_QUIRK_NON_PERSISTENT_SETUP): if the kernel's own power-on after registration
          * won the race, power-cycle so that setup sees it. */
@@ -831,13 +833,13 @@ static void on_term(int sig) { (void)sig; terminate = 1; }
 static void on_usr1(int sig) { (void)sig; stats_wanted = 1; }
 
 static void usage(void) {
-    fprintf(stderr, "usage: vhci-controller [-c CAPTURE] [-l LOG] [-r READY] [-d DONE] [-R HZ] [-L] [-D SECS] [-x] [-X] [-n N] [-t SECS] [-W] [-U] [-m OPCODE]\n");
+    fprintf(stderr, "usage: vhci-controller [-c CAPTURE] [-l LOG] [-r READY] [-d DONE] [-R HZ] [-L] [-D SECS] [-x] [-X] [-n N] [-t SECS] [-W] [-U] [-m|-M OPCODE]\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
     int opt;
-    while ((opt = getopt(argc, argv, "c:l:r:d:R:LD:xXn:t:WUm:h")) != -1) {
+    while ((opt = getopt(argc, argv, "c:l:r:d:R:LD:xXn:t:WUm:M:h")) != -1) {
         switch (opt) {
         case 'c': capture_path = optarg; break;
         case 'l': log_path = optarg; break;
@@ -852,7 +854,8 @@ int main(int argc, char **argv) {
         case 't': vanish_after = atof(optarg); break;
         case 'W': ignore_window = 1; break;
         case 'U': bring_up = 0; break;
-        case 'm':
+        case 'm': case 'M':
+            msft_tell_kernel = opt == 'm';
             msft_opcode = (int)strtol(optarg, NULL, 0);
             if (msft_opcode >> 10 != 0x3f || msft_opcode > 0xffff) die("-m %s: not a vendor opcode (OGF 0x3f)", optarg);
             break;
@@ -923,7 +926,7 @@ int main(int argc, char **argv) {
                     index_id = buf[2] | buf[3] << 8;
                     log_line("# created hci%d", index_id);
                     fprintf(stderr, "vhci-controller: hci%d\n", index_id);
-                    if (msft_opcode) set_msft_opcode();
+                    if (msft_tell_kernel) set_msft_opcode();
                     if (bring_up) {
                         bring_adapter_up();
                         child_running = 1;
