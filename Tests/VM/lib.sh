@@ -163,3 +163,33 @@ says() { grep -qiw -- "$2" "$1"; }
 # The lines of an NDJSON file without their timestamps, for comparing a live run with a
 # replay. Usage: untimed FILE
 untimed() { sed 's/"timestamp":[^,]*,//' "$1"; }
+
+# Runs `joule beacons monitor --json --region office=E2C56DB5-... --exit-timeout 2 ARGS`
+# (events.ndjson, err.txt) against a controller whose office beacon is on the air for ON_AIR
+# seconds after scanning starts (region-h4 -R 10 -L -D ON_AIR), until it has entered and
+# exited, then SIGINT. Fails unless joule exits 0, its first stderr line names MECHANISM, the
+# events are one enter then one exit of office, and the exit comes after the beacon went
+# silent. Runs the command in INSIDE_CHECK, if set, once entered. Sets ENTER_S and EXIT_S
+# (seconds after the controller's first scan enable). Usage: monitor_in_out MECHANISM ON_AIR ARGS...
+monitor_in_out() {
+    _mech=$1 _on_air=$2; shift 2
+    joule beacons monitor --json --region office=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --exit-timeout 2 "$@" \
+        > events.ndjson 2> err.txt &
+    _jp=$!
+    track $_jp
+    wait_for 30 grep -q '"event":"enter"' events.ndjson || fail "no enter event: $(cat events.ndjson err.txt | tr '\n' ' ')"
+    [ -z "$INSIDE_CHECK" ] || $INSIDE_CHECK
+    wait_for 60 grep -q '"event":"exit"' events.ndjson || fail "no exit event: $(cat events.ndjson err.txt | tr '\n' ' ')"
+    kill -INT $_jp
+    wait $_jp || fail "exit $? after SIGINT: $(tr '\n' ' ' < err.txt)"
+    first_line_says err.txt "$_mech" || fail "first stderr line does not name the $_mech mechanism: $(head -n 1 err.txt)"
+    [ "$(grep -c '"event"' events.ndjson)" = 2 ] || fail "expected one enter and one exit: $(tr '\n' ' ' < events.ndjson)"
+    _enter=$(sed -n '1s/.*"timestamp":\([0-9.]*\),"event":"enter","region":"office".*/\1/p' events.ndjson)
+    _exit=$(sed -n '2s/.*"timestamp":\([0-9.]*\),"event":"exit","region":"office".*/\1/p' events.ndjson)
+    [ -n "$_enter" ] && [ -n "$_exit" ] || fail "not enter then exit of office: $(tr '\n' ' ' < events.ndjson)"
+    _on=$(grep -E ' (200c|2042) 01' cmd.log | head -1 | cut -d' ' -f1)
+    ENTER_S=$(awk -v s="$_on" -v e="$_enter" 'BEGIN{printf "%.1f", e - s}')
+    EXIT_S=$(awk -v s="$_on" -v x="$_exit" 'BEGIN{printf "%.1f", x - s}')
+    awk -v x="$EXIT_S" -v d="$_on_air" 'BEGIN{exit !(x >= d)}' ||
+        fail "exited at +${EXIT_S}s, before the beacon went silent (+${_on_air}s)"
+}
