@@ -22,6 +22,9 @@
  *   -R HZ      send adverts at a fixed rate instead of by the capture's timestamps
  *   -L         loop the capture
  *   -D SECS    stop sending adverts SECS seconds after scanning was first enabled
+ *   -S SECS    start the capture's timeline SECS after scanning was first enabled (a host
+ *              that enables scanning before it listens, as the kernel's discovery does, would
+ *              otherwise miss an advert due at once)
  *   -x         support LE extended scanning (OCF 0x41/0x42; feature bit and command bits)
  *   -X         refuse legacy LE Set Scan Parameters/Enable with Command Disallowed (implies -x)
  *   -n N       vanish (close /dev/vhci, exit) after sending N adverts
@@ -90,6 +93,7 @@ static const char *capture_path, *log_path, *ready_path, *done_path;
 static double rate_hz;        /* 0: by timestamps */
 static int loop_capture;
 static double send_for = -1;  /* seconds after first enable; <0: no limit */
+static double lead_in;        /* -S */
 static int extended_ok, refuse_legacy, bring_up = 1, ignore_window;
 static long vanish_adverts = -1;
 static int msft_opcode;       /* 0: no MSFT extension */
@@ -658,7 +662,7 @@ static void scan_enabled(int on, int was_on) {
     if (on && !was_on) enabled_at = mono();
     if (on && !first_enable_done) {
         first_enable_done = 1;
-        timeline_start = mono();
+        timeline_start = mono() + lead_in;
     }
 }
 
@@ -833,13 +837,13 @@ static void on_term(int sig) { (void)sig; terminate = 1; }
 static void on_usr1(int sig) { (void)sig; stats_wanted = 1; }
 
 static void usage(void) {
-    fprintf(stderr, "usage: vhci-controller [-c CAPTURE] [-l LOG] [-r READY] [-d DONE] [-R HZ] [-L] [-D SECS] [-x] [-X] [-n N] [-t SECS] [-W] [-U] [-m|-M OPCODE]\n");
+    fprintf(stderr, "usage: vhci-controller [-c CAPTURE] [-l LOG] [-r READY] [-d DONE] [-R HZ] [-L] [-S SECS] [-D SECS] [-x] [-X] [-n N] [-t SECS] [-W] [-U] [-m|-M OPCODE]\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
     int opt;
-    while ((opt = getopt(argc, argv, "c:l:r:d:R:LD:xXn:t:WUm:M:h")) != -1) {
+    while ((opt = getopt(argc, argv, "c:l:r:d:R:LS:D:xXn:t:WUm:M:h")) != -1) {
         switch (opt) {
         case 'c': capture_path = optarg; break;
         case 'l': log_path = optarg; break;
@@ -847,6 +851,7 @@ int main(int argc, char **argv) {
         case 'd': done_path = optarg; break;
         case 'R': rate_hz = atof(optarg); break;
         case 'L': loop_capture = 1; break;
+        case 'S': lead_in = atof(optarg); break;
         case 'D': send_for = atof(optarg); break;
         case 'x': extended_ok = 1; break;
         case 'X': refuse_legacy = 1; extended_ok = 1; break;
