@@ -439,7 +439,10 @@ def bench_beacon_wakeups(work):
             f = figures.get(f"{mech}.{cond}")
             if f is None:
                 continue
-            value = f"{f[0]:.0f} wakeups/min (joule {f[1]:.0f}, {f[2]:.0f} HCI events/min, {f[3]} enters)"
+            # Context switches are summed over live threads: when joule's threads exit during the
+            # window its own figure can come out negative, and is then unknown.
+            own = f"joule {f[1]:.0f}" if f[1] >= 0 else "joule unknown: threads exited"
+            value = f"{f[0]:.0f} wakeups/min ({own}, {f[2]:.0f} HCI events/min, {f[3]} enters)"
             if mech == "hci-duty-cycle":
                 rows.append((f"Region monitoring in the VM, {what}: {label}", value, "", "", None, "", "", cmd))
                 continue

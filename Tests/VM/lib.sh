@@ -95,6 +95,8 @@ start_bluez() {
     mkdir -p /run/dbus /var/lib/bluetooth
     rm -rf /var/lib/bluetooth/*
     if [ -z "$DBUS_PID" ] || ! kill -0 "$DBUS_PID" 2>/dev/null; then
+        # An earlier scenario's bus was killed: its socket file would pass the wait below.
+        rm -f /run/dbus/system_bus_socket
         dbus-daemon --system --nofork --nopidfile --nosyslog > dbus.log 2>&1 &
         DBUS_PID=$!
         track "$DBUS_PID"

@@ -12,6 +12,7 @@ timeout 15 joule beacons scan --json --transport bogus > bogus.out 2> bogus.err
 
 # Only the system bus, no bluetoothd.
 mkdir -p /run/dbus
+rm -f /run/dbus/system_bus_socket
 dbus-daemon --system --nofork --nopidfile --nosyslog > dbus.log 2>&1 &
 DBUS_PID=$!
 track $DBUS_PID
