@@ -37,6 +37,12 @@ public final class DBusMock: Sendable {
             name: "networkmanager", busName: "org.freedesktop.NetworkManager", path: "/org/freedesktop/NetworkManager",
             interface: "org.freedesktop.NetworkManager")
 
+        /// bluetoothd: the main object `/` is the ObjectManager; `AddAdapter`/`AddDevice` on
+        /// `org.bluez.Mock` add objects. It has no AdvertisementMonitorManager1 (add it with
+        /// `addProperties`/`addMethod` on the adapter's path).
+        public static let bluez = Template(
+            name: "bluez5", busName: "org.bluez", path: "/", interface: "org.bluez.Mock")
+
         /// A bare object with no methods or properties yet (`addProperties`, `addMethods`).
         public static let systemd = Template(
             name: "systemd", busName: "org.freedesktop.systemd1", path: "/org/freedesktop/systemd1",
@@ -198,18 +204,28 @@ public final class DBusMock: Sendable {
             arguments: [.string(interface), .string(name), .variant(value)])
     }
 
-    /// Mock.AddProperties on the main object, for a bare mock.
-    public func addProperties(interface: String, _ properties: [(String, BusValue)]) async throws(BusError) {
-        try await call("AddProperties", arguments: [.string(interface), .variantDictionary(properties)])
+    /// Mock.AddProperties on the main object (or the object at `path`), for a bare mock.
+    public func addProperties(interface: String, _ properties: [(String, BusValue)], path: String? = nil) async throws(BusError) {
+        try await call("AddProperties", path: path, arguments: [.string(interface), .variantDictionary(properties)])
     }
 
     /// Mock.AddMethod: `code` is Python run with `args` bound, setting `ret` for a reply.
-    public func addMethod(interface: String, name: String, in inSignature: String, out outSignature: String, code: String)
-        async throws(BusError)
-    {
+    public func addMethod(
+        interface: String, name: String, in inSignature: String, out outSignature: String, code: String, path: String? = nil
+    ) async throws(BusError) {
         try await call(
-            "AddMethod",
+            "AddMethod", path: path,
             arguments: [.string(interface), .string(name), .string(inSignature), .string(outSignature), .string(code)])
+    }
+
+    /// Mock.GetMethodCalls: the arguments of every logged call of `method` on the object at `path`.
+    public func methodCalls(_ method: String, path: String? = nil) async throws(BusError) -> [[BusValue]] {
+        let reply = try await call("GetMethodCalls", path: path, arguments: [.string(method)])
+        guard case .array(_, let calls)? = reply.first else { return [] }
+        return calls.compactMap { call in
+            guard case .structure(let fields) = call, fields.count == 2, case .array(_, let arguments) = fields[1] else { return nil }
+            return arguments.map(\.unwrapped)
+        }
     }
 
     /// polkitd template: the actions CheckAuthorization allows from now on.

@@ -20,12 +20,31 @@ enum BeaconRun {
         emit: (BeaconSession.Output) -> Void, flush: () -> Void
     ) async throws -> BeaconSession? {
         let transport: any HCITransport
-        do throws(HCITransportError) { transport = try source.makeTransport() } catch {
+        let opened: OpenedBeaconTransport?
+        do throws(HCITransportError) {
+            let pair = try await source.openTransport()
+            transport = pair.0
+            opened = pair.1
+        } catch {
             Console.error("joule beacons: \(error)")
             throw ExitCode(1)
         }
         let live = source.replay == nil
         let signals = live ? SignalTrap { _ in transport.stopEvents() } : nil
+        var configuration = configuration
+        // bluetoothd picks the scan window: discovery on is listening all the time.
+        if opened?.kind == .bluez { configuration.listensWhileOn = true }
+        if case .monitor = configuration.mode {
+            let done = try await monitorThroughBlueZ(configuration, opened, emit: emit, flush: flush)
+            if done {
+                signals?.cancel()
+                await transport.close()
+                return nil
+            }
+        } else if let opened {
+            Console.error("joule beacons: \(opened.description)")
+        }
+        if let warning = opened?.warning { Console.error("warning: \(warning)") }
         var runner = BeaconSessionRunner(
             configuration: configuration, start: live ? WallClock.micros() : nil,
             commander: ScanCommander(transport: transport, active: source.active, useExtended: source.extended))
@@ -73,5 +92,40 @@ enum BeaconRun {
             throw ExitCode(1)
         }
         return runner.session
+    }
+
+    /// Says how regions are monitored, as the first line on stderr (a JSON object:
+    /// `{"mechanism","transport","adapter"}`), and monitors through bluetoothd's
+    /// AdvertisementMonitorManager1 when it offers one. True when that ran to its end; false
+    /// when the session should monitor instead (filtered discovery, or HCI duty cycle).
+    private static func monitorThroughBlueZ(
+        _ configuration: BeaconSession.Configuration, _ opened: OpenedBeaconTransport?,
+        emit: (BeaconSession.Output) -> Void, flush: () -> Void
+    ) async throws -> Bool {
+        // A replay is what an HCI scan heard.
+        var prepared: (monitor: BlueZRegionMonitor?, mechanism: RegionMonitorMechanism, note: String?) = (nil, .hciDutyCycle, nil)
+        if let opened {
+            prepared = await BlueZRegionMonitor.prepare(
+                on: opened.transport, regions: configuration.regions, exitTimeout: configuration.exitTimeout)
+        }
+        let (monitor, mechanism, note) = prepared
+        let line: JSONObject = [
+            "mechanism": .string(mechanism.rawValue), "transport": .string(opened?.kind.rawValue ?? "replay"),
+            "adapter": .from(opened?.adapter),
+        ]
+        Console.error(JSONValue.object(line).serialized)
+        if let note { Console.error("joule beacons: \(note)") }
+        guard let monitor else { return false }
+        do throws(HCITransportError) {
+            try await monitor.run { event in
+                emit(.region(event))
+                flush()
+            }
+        } catch {
+            await monitor.transport.close()
+            Console.error("joule beacons: \(error)")
+            throw ExitCode(1)
+        }
+        return true
     }
 }

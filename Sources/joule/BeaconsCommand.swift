@@ -22,6 +22,9 @@ struct BeaconSourceOptions: ParsableArguments {
     @Option(help: "Adapter to scan with, e.g. hci0 (default: the first LE adapter that is up).")
     var adapter: String?
 
+    @Option(help: "How to reach the radio: auto (bluez when bluetoothd has the adapter, else hci), hci (raw HCI socket) or bluez (bluetoothd's D-Bus API).")
+    var transport: BeaconTransportKind = .auto
+
     @Flag(help: "Active scanning (request scan responses); passive by default.")
     var active = false
 
@@ -36,17 +39,22 @@ struct BeaconSourceOptions: ParsableArguments {
 
     func validate() throws {
         if realtime && replay == nil { throw ValidationError("--realtime only applies with --replay FILE") }
+        if replay != nil && transport != .auto { throw ValidationError("--transport applies to live scans, not --replay") }
         try duty?.check()
     }
 
     var scanDuty: ScanDuty? { duty?.value }
 
-    /// The transport: a replay of the file, or the live adapter.
-    func makeTransport() throws(HCITransportError) -> any HCITransport {
-        if let replay { return try ReplayHCITransport(path: replay) }
-        return try LiveHCITransport(adapter: adapter)
+    /// The transport: a replay of the file (nil beside it), or the live link `--transport`
+    /// chose, with what to say about it.
+    func openTransport() async throws(HCITransportError) -> (any HCITransport, OpenedBeaconTransport?) {
+        if let replay { return (try ReplayHCITransport(path: replay), nil) }
+        let opened = try await BeaconTransportChooser.open(transport, adapter: adapter)
+        return (opened.transport, opened)
     }
 }
+
+extension BeaconTransportKind: ExpressibleByArgument {}
 
 /// Region specs shared by range and monitor.
 struct RegionOptions: ParsableArguments {

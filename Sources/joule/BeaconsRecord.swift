@@ -38,11 +38,14 @@ struct BeaconsRecord: AsyncParsableCommand {
                 throw ExitCode(1)
             }
         } else {
-            let live: LiveHCITransport
-            do throws(HCITransportError) { live = try LiveHCITransport(adapter: source.adapter) } catch {
+            let opened: OpenedBeaconTransport
+            do throws(HCITransportError) { opened = try await BeaconTransportChooser.open(source.transport, adapter: source.adapter) } catch {
                 Console.error("joule beacons: \(error)")
                 throw ExitCode(1)
             }
+            Console.error("joule beacons: \(opened.description)")
+            if let warning = opened.warning { Console.error("warning: \(warning)") }
+            let live = opened.transport
             let signals = SignalTrap { _ in live.stopEvents() }
             var failure: BeaconRecorder.Failure?
             do throws(BeaconRecorder.Failure) {

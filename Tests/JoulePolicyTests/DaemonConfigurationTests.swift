@@ -91,6 +91,7 @@ struct DaemonConfigurationTests {
                 exitTimeout: 20
                 exec: /usr/local/bin/door-hook
                 adapter: hci1
+                transport: bluez
             transfers: {}
             apps:
             metrics:
@@ -115,6 +116,7 @@ struct DaemonConfigurationTests {
         #expect(config.beacons[0].regions.first?.minor == 2)
         #expect(config.beacons[0].exitTimeout == .seconds(20))
         #expect(config.beacons[0].adapter == "hci1")
+        #expect(config.beacons[0].transport == .bluez)
         #expect(config.metrics == MetricsSettings(enabled: true, listen: MetricsAddress(host: "::1", port: 9100)))
         #expect(try DaemonConfiguration.parse(yaml: "metrics: {enabled: true}\n", file: "joule.yaml").metrics.listen == .defaultListen)
     }
@@ -145,6 +147,7 @@ struct DaemonConfigurationTests {
         ("cpuMonitor:\n  - match: ['(']\n", "joule.yaml:2:13: cpuMonitor[0].match: not a valid regular expression"),
         ("beacons:\n  - exec: /bin/true\n", "joule.yaml:2:5: beacons[0]: missing key `regions`"),
         ("beacons:\n  - regions: [door=nope]\n", "joule.yaml:2:14: beacons[0].regions:"),
+        ("beacons:\n  - regions: [F7826DA6-4FA2-4E98-8024-BC5B71E0893E]\n    transport: dbus\n", "joule.yaml:3:16: beacons[0].transport: expected auto, hci or bluez, found \"dbus\""),
         ("lowPowerMode: [\n", "joule.yaml:2:1: not valid YAML"),
         ("metrics: 3\n", "joule.yaml:1:10: metrics: expected a mapping"),
         ("metrics:\n  enabled: yes please\n", "joule.yaml:2:12: metrics.enabled: expected true or false"),

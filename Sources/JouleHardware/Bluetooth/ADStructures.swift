@@ -3,6 +3,7 @@
 /// this report only, and is reported, so one bad advert never hides the rest of an event.
 public enum ADStructures {
     public static let flags: UInt8 = 0x01
+    public static let txPowerLevel: UInt8 = 0x0A
     public static let serviceData16: UInt8 = 0x16
     public static let manufacturerSpecific: UInt8 = 0xFF
 

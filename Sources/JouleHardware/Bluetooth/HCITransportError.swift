@@ -20,6 +20,14 @@ public enum HCITransportError: Error, Sendable, Equatable, CustomStringConvertib
     case system(HardwareError)
     /// A replay file could not be opened.
     case capture(String)
+    /// `--transport bluez` without bluetoothd on the system bus (the detail says what was found).
+    case bluetoothdMissing(String)
+    /// bluetoothd left the bus while joule scanned or monitored through it.
+    case bluetoothdGone(String)
+    /// bluetoothd refused or failed a D-Bus call (StartDiscovery, RegisterMonitor…).
+    case bluez(operation: String, detail: String)
+    /// A command was handed to a transport that sends none (BlueZ drives the radio itself).
+    case noRawCommands(command: String)
 
     public var description: String {
         switch self {
@@ -37,6 +45,11 @@ public enum HCITransportError: Error, Sendable, Equatable, CustomStringConvertib
         case .malformedAnswer(let command, let error): "the controller's answer to \(command) is malformed: \(error)"
         case .system(let error): "\(error)"
         case .capture(let text): text
+        case .bluetoothdMissing(let detail):
+            "bluetoothd is not on the system bus (\(detail)); start it (`systemctl start bluetooth`) or use --transport hci"
+        case .bluetoothdGone(let adapter): "bluetoothd left the system bus while scanning with \(adapter); scanning stopped"
+        case .bluez(let operation, let detail): "bluetoothd: \(operation): \(detail)"
+        case .noRawCommands(let command): "the BlueZ transport sends no HCI commands (asked for \(command))"
         }
     }
 }

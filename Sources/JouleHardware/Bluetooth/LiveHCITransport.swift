@@ -12,6 +12,7 @@ public final class LiveHCITransport: HCITransport {
     private let wake: (read: Int32, write: Int32)
     private let savedFilter: BluetoothGateway.SocketFilter?
     private let state = Mutex(State())
+    private let events = HCIEventQueue()
     private let commandTimeout: Duration
     private let tick: Duration
     private let clock = ContinuousClock()
@@ -23,14 +24,9 @@ public final class LiveHCITransport: HCITransport {
     }
 
     private struct State {
-        var events: [HCIEventRecord] = []
-        var eventWaiter: CheckedContinuation<Result<HCIEventRecord?, HCITransportError>, Never>?
         var commandWaiters: [UInt16: Waiter] = [:]
         /// Commands for the loop thread to write, in order.
         var outbox: [HCICommand] = []
-        /// No more events will be delivered (stop requested); commands still work.
-        var eventsEnded = false
-        var failure: HCITransportError?
         var closing = false
         var closed: [CheckedContinuation<Void, Never>] = []
         var loopDone = false
@@ -79,7 +75,7 @@ public final class LiveHCITransport: HCITransport {
     public func send(_ command: HCICommand) async throws(HCITransportError) -> UInt8 {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<UInt8, HCITransportError>, Never>) in
             let refused: HCITransportError? = state.withLock { state in
-                if let failure = state.failure { return failure }
+                if let failure = events.failure { return failure }
                 if state.closing { return .adapterGone(adapterName, .brokenPipe) }
                 state.commandWaiters[command.opcode] = Waiter(
                     deadline: clock.now + commandTimeout, name: command.name, continuation: continuation)
@@ -93,37 +89,19 @@ public final class LiveHCITransport: HCITransport {
     }
 
     public func nextEvent() async throws(HCITransportError) -> HCIEventRecord? {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HCIEventRecord?, HCITransportError>, Never>) in
-            let ready: Result<HCIEventRecord?, HCITransportError>? = state.withLock { state in
-                // Once stopped, nothing more: events (or clock ticks) queued meanwhile are dropped.
-                if state.eventsEnded { return .success(nil) }
-                if !state.events.isEmpty { return .success(state.events.removeFirst()) }
-                if let failure = state.failure { return .failure(failure) }
-                if state.closing { return .success(nil) }
-                state.eventWaiter = continuation
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-        return try result.get()
+        try await events.next()
     }
 
     /// Ends the event stream (SIGINT/SIGTERM) while keeping the socket open, so the caller
     /// can still disable scanning before `close()`. Safe from any thread.
-    public func stopEvents() {
-        let waiter = state.withLock { state in
-            state.eventsEnded = true
-            defer { state.eventWaiter = nil }
-            return state.eventWaiter
-        }
-        waiter?.resume(returning: .success(nil))
-    }
+    public func stopEvents() { events.stop() }
 
     /// Wakes the loop to restore the socket's original filter and close it; returns once done.
     public func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = state.withLock { state in
                 state.closing = true
+                events.close()
                 if state.loopDone { return true }
                 state.closed.append(continuation)
                 return false
@@ -167,7 +145,7 @@ public final class LiveHCITransport: HCITransport {
                 nextTick = now + tick
                 deliver(HCIEventRecord(timestampMicros: WallClock.micros(), bytes: []))
             }
-            if state.withLock({ $0.failure != nil }) { break }
+            if events.failure != nil { break }
         }
         if let savedFilter {
             BluetoothGateway.restoreFilter(fd, savedFilter)
@@ -178,6 +156,7 @@ public final class LiveHCITransport: HCITransport {
         let closed = state.withLock { state in
             state.loopDone = true
             state.closing = true
+            events.close()
             defer { state.closed = [] }
             return state.closed
         }
@@ -232,20 +211,7 @@ public final class LiveHCITransport: HCITransport {
         for (waiter, result) in woken { waiter.continuation.resume(returning: result) }
     }
 
-    private func deliver(_ record: HCIEventRecord) {
-        let waiter: CheckedContinuation<Result<HCIEventRecord?, HCITransportError>, Never>? = state.withLock { state in
-            guard !state.eventsEnded else { return nil }
-            if let waiter = state.eventWaiter {
-                state.eventWaiter = nil
-                return waiter
-            }
-            // Bounded: if nobody reads (a stalled consumer), old adverts are dropped, not hoarded.
-            if state.events.count >= 4096 { state.events.removeFirst() }
-            state.events.append(record)
-            return nil
-        }
-        waiter?.resume(returning: .success(record))
-    }
+    private func deliver(_ record: HCIEventRecord) { events.deliver(record) }
 
     private func expireCommands(now: ContinuousClock.Instant) {
         let expired: [Waiter] = state.withLock { state in
@@ -257,15 +223,11 @@ public final class LiveHCITransport: HCITransport {
     }
 
     private func fail(_ error: HCITransportError, onlyWaiters: Bool = false) {
-        let (eventWaiter, commandWaiters) = state.withLock { state in
-            if !onlyWaiters && state.failure == nil { state.failure = error }
-            defer {
-                state.eventWaiter = nil
-                state.commandWaiters = [:]
-            }
-            return (state.eventWaiter, Array(state.commandWaiters.values))
+        events.fail(error, record: !onlyWaiters)
+        let commandWaiters = state.withLock { state in
+            defer { state.commandWaiters = [:] }
+            return Array(state.commandWaiters.values)
         }
-        eventWaiter?.resume(returning: .failure(error))
         for waiter in commandWaiters { waiter.continuation.resume(returning: .failure(error)) }
     }
 }

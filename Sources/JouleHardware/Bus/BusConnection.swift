@@ -56,6 +56,15 @@ public final class BusConnection: Sendable {
         try await gateway.perform("export") { loop throws(BusError) in try loop.export(interface, at: path) }
     }
 
+    /// Serves org.freedesktop.DBus.ObjectManager at `path` for the objects exported below it.
+    public func addObjectManager(at path: String) async throws(BusError) {
+        try await gateway.perform("ObjectManager") { loop throws(BusError) in try loop.addObjectManager(at: path) }
+    }
+
+    public func removeObjectManager(at path: String) async {
+        _ = try? await gateway.perform("ObjectManager") { loop in loop.removeObjectManager(at: path) }
+    }
+
     public func unexport(path: String, interface: String) async {
         _ = try? await gateway.perform("unexport") { loop in loop.unexport(path: path, interface: interface) }
     }

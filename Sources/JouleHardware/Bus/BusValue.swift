@@ -63,6 +63,18 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
     }
     public var doubleValue: Double? { if case .double(let v) = self { v } else { nil } }
     public var uint32Value: UInt32? { if case .uint32(let v) = self { v } else { nil } }
+    /// The entries of an `a{s…}` dictionary (e.g. `a{sv}` properties, `a{sa{sv}}` interfaces),
+    /// values unwrapped from their variants; nil for anything else.
+    public var stringKeyedEntries: [(String, BusValue)]? {
+        guard case .array(_, let entries) = unwrapped else { return nil }
+        var out: [(String, BusValue)] = []
+        for entry in entries {
+            guard case .dictEntry(let key, let value) = entry, let name = key.stringValue else { return nil }
+            out.append((name, value.unwrapped))
+        }
+        return out
+    }
+
     /// The value inside a variant, or the value itself.
     public var unwrapped: BusValue { if case .variant(let v) = self { v.unwrapped } else { self } }
 

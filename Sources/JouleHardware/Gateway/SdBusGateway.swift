@@ -184,6 +184,7 @@ extension SdBusGateway {
         private var pendingReplies: [Int: OpaquePointer] = [:]
         private var pendingCalls: [Int: PendingCall] = [:]
         private var matches: [Int: Match] = [:]
+        private var objectManagers: [String: OpaquePointer] = [:]
 
         private init(gateway: SdBusGateway, bus: OpaquePointer) {
             self.gateway = gateway
@@ -278,6 +279,8 @@ extension SdBusGateway {
             }
             matches.removeAll()
             for object in objects.values { object.release() }
+            for slot in objectManagers.values { sd_bus_slot_unref(slot) }
+            objectManagers.removeAll()
             objects.removeAll()
             for message in pendingReplies.values { sd_bus_message_unref(message) }
             pendingReplies.removeAll()
@@ -377,6 +380,22 @@ extension SdBusGateway {
             }
             object.slot = slot
             objects[key] = object
+        }
+
+        /// sd_bus_add_object_manager: org.freedesktop.DBus.ObjectManager at `path`, listing the
+        /// objects exported below it (what BlueZ's RegisterMonitor and RegisterApplication read).
+        func addObjectManager(at path: String) throws(BusError) {
+            guard objectManagers[path] == nil else { return }
+            var slot: OpaquePointer?
+            let status = sd_bus_add_object_manager(bus, &slot, path)
+            guard status >= 0, let slot else {
+                throw .system(operation: "sd_bus_add_object_manager", target: path, errno: Errno(-status))
+            }
+            objectManagers[path] = slot
+        }
+
+        func removeObjectManager(at path: String) {
+            if let slot = objectManagers.removeValue(forKey: path) { sd_bus_slot_unref(slot) }
         }
 
         func unexport(path: String, interface: String) {

@@ -22,6 +22,9 @@ public struct BeaconSession: Sendable {
         public var controller = ScanController.Configuration()
         /// On replay the capture is what the radio heard: count all of it as listening time.
         public var alwaysListening = false
+        /// The radio listens all the time it is on, whatever the duty asks: BlueZ discovery,
+        /// whose scan window and interval the kernel picks.
+        public var listensWhileOn = false
 
         public init(mode: Mode, regions: [BeaconRegion] = []) {
             self.mode = mode
@@ -91,6 +94,7 @@ public struct BeaconSession: Sendable {
     /// interval (as the controller counts them, in slots); a replay heard all it holds.
     private var listening: Double {
         if configuration.alwaysListening { return 1 }
+        if configuration.listensWhileOn { return radio.isOn ? 1 : 0 }
         guard case .scanning(let duty) = radio else { return 0 }
         return min(1, Double(duty.windowSlots) / Double(max(duty.intervalSlots, 1)))
     }

@@ -2,7 +2,8 @@ import JouleHardware
 
 /// Turns radio states into HCI commands on a transport: disable before changing parameters
 /// (controllers refuse changes while scanning), parameters, then enable. Falls back to the
-/// extended commands when the controller refuses the legacy ones.
+/// extended commands when the controller refuses the legacy ones. On a `DiscoveryTransport`
+/// (BlueZ) it only turns discovery on and off, on the same schedule, and sends no command.
 public struct ScanCommander: Sendable {
     public let transport: any HCITransport
     public var active: Bool
@@ -17,6 +18,11 @@ public struct ScanCommander: Sendable {
 
     public mutating func apply(_ state: RadioState) async throws(HCITransportError) {
         guard state != current else { return }
+        if let discovery = transport as? any DiscoveryTransport {
+            if state.isOn != current.isOn { try await discovery.setDiscovering(state.isOn) }
+            current = state
+            return
+        }
         if current.isOn {
             let disable: HCICommand = useExtended ? .setExtendedScanEnable(false) : .setScanEnable(false)
             try await expectSuccess(disable)

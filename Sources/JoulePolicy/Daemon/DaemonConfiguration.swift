@@ -33,12 +33,18 @@ public struct DaemonConfiguration: Sendable, Equatable {
         public var exec: String?
         /// The HCI adapter (`hci0`); nil is the first one up.
         public var adapter: String?
+        /// How the radio is reached, as `beacons --transport`.
+        public var transport: BeaconTransportKind
 
-        public init(regions: [BeaconRegion], exitTimeout: Duration = .seconds(10), exec: String? = nil, adapter: String? = nil) {
+        public init(
+            regions: [BeaconRegion], exitTimeout: Duration = .seconds(10), exec: String? = nil, adapter: String? = nil,
+            transport: BeaconTransportKind = .auto
+        ) {
             self.regions = regions
             self.exitTimeout = exitTimeout
             self.exec = exec
             self.adapter = adapter
+            self.transport = transport
         }
     }
 

@@ -196,7 +196,7 @@ struct DaemonConfigurationReader {
     func beaconMonitor(_ node: Node, _ path: String) throws(ConfigurationError) -> DaemonConfiguration.BeaconMonitor {
         var regions: [BeaconRegion]?
         var monitor = DaemonConfiguration.BeaconMonitor(regions: [])
-        for (name, _, value) in try yaml.mapping(node, path, allowed: ["regions", "exitTimeout", "exec", "adapter"]) {
+        for (name, _, value) in try yaml.mapping(node, path, allowed: ["regions", "exitTimeout", "exec", "adapter", "transport"]) {
             let keyPath = "\(path).\(name)"
             switch name {
             case "regions":
@@ -211,6 +211,12 @@ struct DaemonConfigurationReader {
                 monitor.exitTimeout = .seconds(try yaml.number(value, keyPath, in: 0.1...86_400))
             case "exec":
                 monitor.exec = try yaml.string(value, keyPath)
+            case "transport":
+                let text = try yaml.string(value, keyPath)
+                guard let kind = BeaconTransportKind(rawValue: text) else {
+                    throw yaml.fail(value, keyPath, "expected auto, hci or bluez, found \"\(text)\"")
+                }
+                monitor.transport = kind
             default:
                 let name = try yaml.string(value, keyPath)
                 guard name.hasPrefix("hci"), let index = Int(name.dropFirst(3)), (0...63).contains(index) else {

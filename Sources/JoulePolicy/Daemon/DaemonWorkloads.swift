@@ -153,27 +153,45 @@ public actor DaemonWorkloads {
         self.gauges.append(gauges)
         let log = self.log
         tasks.append(Task {
-            let transport: LiveHCITransport
+            let opened: OpenedBeaconTransport
             do {
-                transport = try LiveHCITransport(adapter: monitor.adapter)
+                opened = try await BeaconTransportChooser.open(monitor.transport, adapter: monitor.adapter)
             } catch {
                 log("beacons[\(index)]: \(error)")
                 return
             }
-            var runner = BeaconSessionRunner(
-                configuration: configuration, start: WallClock.micros(), commander: ScanCommander(transport: transport))
-            runner.policy = policy
-            runner.gauges = gauges
+            let transport = opened.transport
+            if let warning = opened.warning { log("beacons[\(index)]: warning: \(warning)") }
+            func report(_ event: RegionEvent) {
+                log("beacons[\(index)]: \(JSONValue.object(event.jsonObject).serialized)")
+                guard let command = monitor.exec else { return }
+                // Hooks run in order, as `beacons monitor --exec` runs them.
+                switch HookRunner.run(command: command, environment: event.hookEnvironment.variables) {
+                case .success(0): break
+                case .success(let status): log("beacons[\(index)]: exec exited with status \(status)")
+                case .failure(let error): log("beacons[\(index)]: exec could not start: \(error)")
+                }
+            }
+            let prepared = await BlueZRegionMonitor.prepare(on: transport, regions: monitor.regions, exitTimeout: monitor.exitTimeout)
+            log("beacons[\(index)]: \(opened.description), mechanism \(prepared.mechanism.rawValue)")
+            if let note = prepared.note { log("beacons[\(index)]: \(note)") }
             do {
-                try await runner.run { output in
-                    guard case .region(let event) = output else { return }
-                    log("beacons[\(index)]: \(JSONValue.object(event.jsonObject).serialized)")
-                    guard let command = monitor.exec else { return }
-                    // Hooks run in order, as `beacons monitor --exec` runs them.
-                    switch HookRunner.run(command: command, environment: event.hookEnvironment.variables) {
-                    case .success(0): break
-                    case .success(let status): log("beacons[\(index)]: exec exited with status \(status)")
-                    case .failure(let error): log("beacons[\(index)]: exec could not start: \(error)")
+                if let offloaded = prepared.monitor {
+                    // The session's runner feeds the gauges itself; here they learn only of events.
+                    try await offloaded.run { event in
+                        gauges.record(event)
+                        report(event)
+                    }
+                } else {
+                    var configuration = configuration
+                    configuration.listensWhileOn = opened.kind == .bluez
+                    var runner = BeaconSessionRunner(
+                        configuration: configuration, start: WallClock.micros(), commander: ScanCommander(transport: transport))
+                    runner.policy = policy
+                    runner.gauges = gauges
+                    try await runner.run { output in
+                        guard case .region(let event) = output else { return }
+                        report(event)
                     }
                 }
             } catch {
