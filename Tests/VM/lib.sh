@@ -80,3 +80,118 @@ spin_in() {
     track "$SPIN_PID"
     wait_for 2 grep -qx "$SPIN_PID" "$1/cgroup.procs" || fail "spinner $SPIN_PID did not join $1"
 }
+
+# --- BlueZ ------------------------------------------------------------------------------------
+# bluetoothd (Debian's), bluetoothctl, btmgmt, dbus-daemon and dbus-send are in the VM, with
+# Debian's system bus policy and /etc/bluetooth/main.conf (Experimental off).
+
+# Starts the system bus and bluetoothd (logs: dbus.log, bluetoothd.log in the scratch directory),
+# and waits until org.bluez has ADAPTER (default hci0) powered. The controller must exist first.
+# Sets DBUS_PID and BLUETOOTHD_PID. Usage: start_bluez [--experimental] [ADAPTER]
+start_bluez() {
+    _bz_flags=""
+    if [ "$1" = --experimental ]; then _bz_flags=--experimental; shift; fi
+    _bz_adapter=${1:-hci0}
+    mkdir -p /run/dbus /var/lib/bluetooth
+    rm -rf /var/lib/bluetooth/*
+    if [ -z "$DBUS_PID" ] || ! kill -0 "$DBUS_PID" 2>/dev/null; then
+        # An earlier scenario's bus was killed: its socket file would pass the wait below.
+        rm -f /run/dbus/system_bus_socket
+        dbus-daemon --system --nofork --nopidfile --nosyslog > dbus.log 2>&1 &
+        DBUS_PID=$!
+        track "$DBUS_PID"
+        wait_for 10 test -S /run/dbus/system_bus_socket || fail "system bus did not start: $(cat dbus.log)"
+    fi
+    /usr/libexec/bluetooth/bluetoothd --nodetach --debug $_bz_flags >> bluetoothd.log 2>&1 &
+    BLUETOOTHD_PID=$!
+    track "$BLUETOOTHD_PID"
+    wait_for 20 bluez_owns "$_bz_adapter" ||
+        fail "bluetoothd did not take $_bz_adapter: $(tail -n 5 bluetoothd.log | tr '\n' ' ')"
+}
+
+# Stops bluetoothd (SIGTERM, as systemd does) and waits until org.bluez is gone from the bus;
+# the bus keeps running. Usage: stop_bluez
+stop_bluez() {
+    [ -n "$BLUETOOTHD_PID" ] || return 0
+    kill -TERM "$BLUETOOTHD_PID" 2>/dev/null
+    wait "$BLUETOOTHD_PID" 2>/dev/null
+    BLUETOOTHD_PID=""
+    wait_for 10 sh -c '! dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.GetNameOwner string:org.bluez >/dev/null 2>&1' ||
+        fail "org.bluez still on the bus after bluetoothd stopped"
+}
+
+# Prints a property of org.bluez.Adapter1 on ADAPTER as dbus-send shows its value (true,
+# false, a number or a quoted string). Usage: adapter_prop ADAPTER PROPERTY
+adapter_prop() {
+    dbus-send --system --print-reply=literal --dest=org.bluez "/org/bluez/$1" \
+        org.freedesktop.DBus.Properties.Get string:org.bluez.Adapter1 "string:$2" 2>/dev/null |
+        awk '{print $NF}'
+}
+
+# Whether org.bluez has ADAPTER, powered. Usage: bluez_owns ADAPTER
+bluez_owns() { [ "$(adapter_prop "$1" Powered)" = true ]; }
+
+# Whether ADAPTER is discovering (Adapter1.Discovering). Usage: discovering ADAPTER
+discovering() { [ "$(adapter_prop "$1" Discovering)" = true ]; }
+# Whether ADAPTER is known to org.bluez and not discovering. Usage: not_discovering ADAPTER
+not_discovering() { [ "$(adapter_prop "$1" Discovering)" = false ]; }
+
+# Context switches (voluntary and not) of every thread of PID: how often it was woken or
+# preempted. Usage: ctx_switches PID
+ctx_switches() {
+    cat /proc/"$1"/task/*/status 2>/dev/null |
+        awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ {n += $2} END {print n + 0}'
+}
+
+# Starts vhci-controller with ARGS plus `-l cmd.log -r ready` (stderr: controller.err), waits
+# until its adapter is up, and sets ADAPTER (hciN) and CONTROLLER_PID.
+# Usage: start_controller ARGS...
+start_controller() {
+    rm -f ready
+    vhci-controller "$@" -l cmd.log -r ready 2> controller.err &
+    CONTROLLER_PID=$!
+    track "$CONTROLLER_PID"
+    wait_for 30 test -s ready || fail "controller not up: $(cat controller.err)"
+    ADAPTER=$(cat ready)
+}
+
+# Whether FILE's first line names WORD (a whole word, any case): what joule said on stderr
+# about its transport or mechanism. Usage: first_line_says FILE WORD
+first_line_says() { head -n 1 "$1" | grep -qiw -- "$2"; }
+
+# Whether FILE says WORD (a whole word, any case) on any line. Usage: says FILE WORD
+says() { grep -qiw -- "$2" "$1"; }
+
+# The lines of an NDJSON file without their timestamps, for comparing a live run with a
+# replay. Usage: untimed FILE
+untimed() { sed 's/"timestamp":[^,]*,//' "$1"; }
+
+# Runs `joule beacons monitor --json --region office=E2C56DB5-... --exit-timeout 2 ARGS`
+# (events.ndjson, err.txt) against a controller whose office beacon is on the air for ON_AIR
+# seconds after scanning starts (region-h4 -R 10 -L -D ON_AIR), until it has entered and
+# exited, then SIGINT. Fails unless joule exits 0, its first stderr line names MECHANISM, the
+# events are one enter then one exit of office, and the exit comes after the beacon went
+# silent. Runs the command in INSIDE_CHECK, if set, once entered. Sets ENTER_S and EXIT_S
+# (seconds after the controller's first scan enable). Usage: monitor_in_out MECHANISM ON_AIR ARGS...
+monitor_in_out() {
+    _mech=$1 _on_air=$2; shift 2
+    joule beacons monitor --json --region office=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --exit-timeout 2 "$@" \
+        > events.ndjson 2> err.txt &
+    _jp=$!
+    track $_jp
+    wait_for 30 grep -q '"event":"enter"' events.ndjson || fail "no enter event: $(cat events.ndjson err.txt | tr '\n' ' ')"
+    [ -z "$INSIDE_CHECK" ] || $INSIDE_CHECK
+    wait_for 60 grep -q '"event":"exit"' events.ndjson || fail "no exit event: $(cat events.ndjson err.txt | tr '\n' ' ')"
+    kill -INT $_jp
+    wait $_jp || fail "exit $? after SIGINT: $(tr '\n' ' ' < err.txt)"
+    first_line_says err.txt "$_mech" || fail "first stderr line does not name the $_mech mechanism: $(head -n 1 err.txt)"
+    [ "$(grep -c '"event"' events.ndjson)" = 2 ] || fail "expected one enter and one exit: $(tr '\n' ' ' < events.ndjson)"
+    _enter=$(sed -n '1s/.*"timestamp":\([0-9.]*\),"event":"enter","region":"office".*/\1/p' events.ndjson)
+    _exit=$(sed -n '2s/.*"timestamp":\([0-9.]*\),"event":"exit","region":"office".*/\1/p' events.ndjson)
+    [ -n "$_enter" ] && [ -n "$_exit" ] || fail "not enter then exit of office: $(tr '\n' ' ' < events.ndjson)"
+    _on=$(grep -E ' (200c|2042) 01' cmd.log | head -1 | cut -d' ' -f1)
+    ENTER_S=$(awk -v s="$_on" -v e="$_enter" 'BEGIN{printf "%.1f", e - s}')
+    EXIT_S=$(awk -v s="$_on" -v x="$_exit" 'BEGIN{printf "%.1f", x - s}')
+    awk -v x="$EXIT_S" -v d="$_on_air" 'BEGIN{exit !(x >= d)}' ||
+        fail "exited at +${EXIT_S}s, before the beacon went silent (+${_on_air}s)"
+}

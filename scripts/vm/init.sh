@@ -13,6 +13,8 @@ mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /run
 mkdir -p /sys/fs/cgroup
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
+# debugfs: hci_vhci's msft_opcode (the MSFT extension) is set there.
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo 1 > /proc/sys/kernel/printk 2>/dev/null
 
 finish() {

@@ -5,7 +5,8 @@
 # Prints one `VM-SCENARIO <name> PASS|FAIL|SKIP <seconds>s <detail>` line per scenario and ends
 # with `vm: N passed, M failed`; exits non-zero on a FAIL, a missing result or a timeout.
 #
-# Environment: VM_SCENARIOS=a,b (names without .sh) runs only those; VM_TIMEOUT (seconds, default
+# Environment: VM_SCENARIOS=a,b (names without .sh, from Tests/VM/scenarios or Tests/VM/bench)
+# runs only those; VM_TIMEOUT (seconds, default
 # 420) bounds the whole boot and run; VM_ACCEL=kvm|tcg forces an accelerator; VM_SMP (2);
 # VM_JOULE=PATH packs that binary instead of building one.
 # Without a usable qemu it prints SKIPPED and exits 0. The kernel package, the initramfs and the
@@ -31,24 +32,33 @@ die() { echo "test-vm: $*" >&2; echo "vm: 0 passed, 1 failed"; exit 1; }
 step() { printf 'test-vm: %s\n' "$*" >&2; }
 
 # --- which scenarios -------------------------------------------------------------------------
+# Tests/VM/scenarios/ run by default; Tests/VM/bench/ (measurements for `make bench`, minutes
+# long) only when VM_SCENARIOS names them.
 all=()
 for f in Tests/VM/scenarios/*.sh; do [[ -x $f ]] && all+=("$(basename "$f" .sh)"); done
-want=()
+want=(); wantpath=()
 if [[ -n ${VM_SCENARIOS:-} ]]; then
     for n in ${VM_SCENARIOS//,/ }; do
         n=${n%.sh}
-        [[ -x Tests/VM/scenarios/$n.sh ]] || { echo "test-vm: no executable Tests/VM/scenarios/$n.sh (have: ${all[*]})" >&2; exit 2; }
+        if [[ -x Tests/VM/scenarios/$n.sh ]]; then wantpath+=("Tests/VM/scenarios/$n.sh")
+        elif [[ -x Tests/VM/bench/$n.sh ]]; then wantpath+=("Tests/VM/bench/$n.sh")
+        else echo "test-vm: no executable Tests/VM/scenarios/$n.sh or Tests/VM/bench/$n.sh (have: ${all[*]})" >&2; exit 2
+        fi
         want+=("$n")
     done
 else
     want=("${all[@]}")
+    for n in "${want[@]}"; do wantpath+=("Tests/VM/scenarios/$n.sh"); done
 fi
 ((${#want[@]} > 0)) || die "no scenarios in Tests/VM/scenarios"
 
 # --- packages --------------------------------------------------------------------------------
-if ! ./scripts/install-deps.sh qemu-system-x86 busybox-static kmod cpio gcc libc6-dev; then
+# bluez, dbus-daemon, dbus-bin and dbus-system-bus-common: bluetoothd, bluetoothctl, btmgmt,
+# the system bus and dbus-send, copied into the VM with their libraries.
+if ! ./scripts/install-deps.sh qemu-system-x86 busybox-static kmod cpio gcc libc6-dev \
+    bluez dbus-daemon dbus-bin dbus-system-bus-common; then
     command -v qemu-system-x86_64 >/dev/null || skipped "qemu-system-x86 is not installed and could not be installed"
-    die "could not install busybox-static, kmod, cpio or gcc"
+    die "could not install busybox-static, kmod, cpio, gcc, bluez or dbus"
 fi
 qemu-system-x86_64 --version >/dev/null 2>&1 || skipped "qemu-system-x86_64 does not run on this machine"
 
@@ -98,12 +108,35 @@ while read -r lib; do
     mkdir -p "$stage$(dirname "$lib")"
     cp -L "$lib" "$stage$lib"
 done < <(ldd "$bin" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}')
+# BlueZ: bluetoothd, bluetoothctl and btmgmt, the system bus (dbus-daemon, dbus-send) and the
+# libraries they link, at their Debian paths; Debian's bus policy with bluetooth.conf, and the
+# VM's own main.conf. lib.sh's start_bluez runs them.
+bluez_bins=(/usr/libexec/bluetooth/bluetoothd /usr/bin/bluetoothctl /usr/bin/btmgmt /usr/bin/dbus-daemon /usr/bin/dbus-send)
+for b in "${bluez_bins[@]}"; do
+    [[ -x $b ]] || die "$b is missing (packages bluez, dbus-daemon, dbus-bin)"
+    mkdir -p "$stage$(dirname "$b")"
+    cp -L "$b" "$stage$b"
+done
+while read -r lib; do
+    [[ -e $stage$lib ]] && continue
+    mkdir -p "$stage$(dirname "$lib")"
+    cp -L "$lib" "$stage$lib"
+done < <(ldd "${bluez_bins[@]}" | awk '/=> \// {print $3} /^\t\/.*ld-linux/ {print $1}' | sort -u)
+mkdir -p "$stage/usr/share/dbus-1" "$stage/etc/dbus-1/system.d" "$stage/etc/bluetooth" "$stage/var/lib/bluetooth"
+# The VM has no messagebus user: the bus runs as root.
+sed '/<user>messagebus<\/user>/d' /usr/share/dbus-1/system.conf > "$stage/usr/share/dbus-1/system.conf"
+cp /etc/dbus-1/system.d/bluetooth.conf "$stage/etc/dbus-1/system.d/"
+cp scripts/vm/bluetooth-main.conf "$stage/etc/bluetooth/main.conf"
+printf '%s\n' 4a6f756c65564d000000000000000001 > "$stage/etc/machine-id"
+# The kernel's config, so that a scenario can name the option it lacks (CONFIG_BT_MSFTEXT).
+mkdir -p "$stage/boot"
+cp "$kroot/boot/config-$kver" "$stage/boot/"
 cp scripts/vm/init.sh "$stage/init"
 cp Tests/VM/lib.sh "$stage/lib.sh"
-for n in "${want[@]}"; do cp "Tests/VM/scenarios/$n.sh" "$stage/scenarios/"; done
+for f in "${wantpath[@]}"; do cp "$f" "$stage/scenarios/"; done
 cp -a hw-fixtures "$stage/fixtures"
 echo "root:x:0:0:root:/root:/bin/sh" > "$stage/etc/passwd"
-echo "root:x:0:" > "$stage/etc/group"
+printf 'root:x:0:\nbluetooth:x:112:\n' > "$stage/etc/group"
 echo "Debian GNU/Linux (joule test VM)" > "$stage/etc/issue"
 # Bluetooth modules and their dependencies, in load order.
 : > "$stage/modules.order"

@@ -4,7 +4,11 @@
  * the filter's value, one per line:
  *   SECONDS.MICROS get|set FD TYPE_MASK EVENT_MASK_LOW EVENT_MASK_HIGH OPCODE   (masks in hex)
  * (wall-clock time, as vhci-controller's command log has it)
- * so a scenario can check that a program put back the filter it found. SIGINT and SIGTERM
+ * so a scenario can check that a program put back the filter it found. It also logs every
+ * Bluetooth socket it opens and every packet it writes to a raw HCI socket (a command):
+ *   SECONDS.MICROS socket FD PROTO            (PROTO 1: BTPROTO_HCI)
+ *   SECONDS.MICROS send FD SYSCALL            (write, writev, sendto or sendmsg on an HCI socket)
+ * so a scenario can prove that a program sent no raw HCI command. SIGINT and SIGTERM
  * sent to trace-hci-filter are passed on to COMMAND; it exits with COMMAND's status.
  * x86_64 only (syscall numbers and registers).
  */
@@ -26,6 +30,34 @@
 #define HCI_FILTER 2
 
 static pid_t child;
+#define AF_BLUETOOTH_ 31
+#define BTPROTO_HCI_ 1
+static char hci_fd[4096];  /* fds that are raw HCI sockets */
+
+static void stamp(FILE *log) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    fprintf(log, "%lld.%06ld ", (long long)now.tv_sec, now.tv_nsec / 1000);
+}
+
+/* socket() results and sends on HCI sockets; ENTRY tells the syscall's entry from its exit. */
+static void log_socket_use(FILE *log, const struct user_regs_struct *r, int entry) {
+    long long nr = r->orig_rax;
+    if (!entry && nr == SYS_socket && r->rdi == AF_BLUETOOTH_ && (long long)r->rax >= 0) {
+        stamp(log);
+        fprintf(log, "socket %lld %lld\n", (long long)r->rax, (long long)r->rdx);
+        fflush(log);
+        if (r->rax < sizeof hci_fd) hci_fd[r->rax] = r->rdx == BTPROTO_HCI_;
+    } else if (entry && nr == SYS_close && r->rdi < sizeof hci_fd) {
+        hci_fd[r->rdi] = 0;
+    } else if (entry && r->rdi < sizeof hci_fd && hci_fd[r->rdi] &&
+               (nr == SYS_write || nr == SYS_writev || nr == SYS_sendto || nr == SYS_sendmsg)) {
+        const char *name = nr == SYS_write ? "write" : nr == SYS_writev ? "writev" : nr == SYS_sendto ? "sendto" : "sendmsg";
+        stamp(log);
+        fprintf(log, "send %lld %s\n", (long long)r->rdi, name);
+        fflush(log);
+    }
+}
 
 static void forward(int sig) {
     if (child > 0) kill(child, sig);
@@ -43,9 +75,7 @@ static int read_filter(pid_t pid, unsigned long address, uint8_t out[16]) {
 }
 
 static void log_filter(FILE *log, const char *what, pid_t pid, const struct user_regs_struct *r) {
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    fprintf(log, "%lld.%06ld ", (long long)now.tv_sec, now.tv_nsec / 1000);
+    stamp(log);
     uint8_t f[16];
     if (read_filter(pid, r->r10, f) != 0) {
         fprintf(log, "%s %lld unreadable\n", what, (long long)r->rdi);
@@ -112,10 +142,13 @@ int main(int argc, char **argv) {
         int pass = 0;
         if (sig == (SIGTRAP | 0x80)) {
             struct user_regs_struct r;
-            if (ptrace(PTRACE_GETREGS, pid, NULL, &r) == 0 && r.rsi == SOL_HCI && r.rdx == HCI_FILTER) {
+            if (ptrace(PTRACE_GETREGS, pid, NULL, &r) == 0) {
                 int entry = (long long)r.rax == -ENOSYS;
-                if (entry && r.orig_rax == SYS_setsockopt) log_filter(log, "set", pid, &r);
-                if (!entry && r.orig_rax == SYS_getsockopt && r.rax == 0) log_filter(log, "get", pid, &r);
+                if (r.rsi == SOL_HCI && r.rdx == HCI_FILTER) {
+                    if (entry && r.orig_rax == SYS_setsockopt) log_filter(log, "set", pid, &r);
+                    if (!entry && r.orig_rax == SYS_getsockopt && r.rax == 0) log_filter(log, "get", pid, &r);
+                }
+                log_socket_use(log, &r, entry);
             }
         } else if (sig == SIGTRAP && event != 0) {
             /* clone or exec event: nothing to pass on */

@@ -22,12 +22,30 @@
  *   -R HZ      send adverts at a fixed rate instead of by the capture's timestamps
  *   -L         loop the capture
  *   -D SECS    stop sending adverts SECS seconds after scanning was first enabled
+ *   -S SECS    start the capture's timeline SECS after scanning was first enabled (a host
+ *              that enables scanning before it listens, as the kernel's discovery does, would
+ *              otherwise miss an advert due at once)
  *   -x         support LE extended scanning (OCF 0x41/0x42; feature bit and command bits)
  *   -X         refuse legacy LE Set Scan Parameters/Enable with Command Disallowed (implies -x)
  *   -n N       vanish (close /dev/vhci, exit) after sending N adverts
  *   -t SECS    vanish SECS seconds after scanning was first enabled
  *   -W         hear adverts all the time scanning is on, ignoring the scan window
  *   -U         do not bring the adapter up
+ *   -m OPCODE  offer the Microsoft HCI extension (MSFT) on vendor OPCODE (e.g. 0xfc1e): it is
+ *              written to hci_vhci's debugfs msft_opcode before the adapter comes up (exit 3,
+ *              "msft_opcode unsupported", when the kernel has no such file: no CONFIG_BT_MSFTEXT)
+ *   -M OPCODE  offer MSFT on OPCODE without telling the kernel: a raw HCI socket drives it
+ *
+ * With -m the controller answers MSFT Read Supported Features (LE advertisement monitor),
+ * LE Monitor Advertisement (pattern conditions), LE Cancel Monitor Advertisement and LE Set
+ * Advertisement Filter Enable, as a real MSFT controller does: a heard advert whose AD data
+ * matches a monitor's pattern (AD type, start byte, bytes) at RSSI >= the monitor's high
+ * threshold raises the MSFT LE Monitor Device event (state 1) for that address, and when no
+ * match at RSSI >= the low threshold was heard for the monitor's low interval, the event with
+ * state 0. While the filter is enabled, an advert that matches no monitor is not forwarded.
+ * The log gains "# msft ..." lines: the monitors as programmed, the filter state, every
+ * device found/lost. SIGUSR1 logs "# stats reports N filtered N msft-events N" (reports
+ * forwarded, reports filtered, MSFT events, since the start); SIGTERM logs it and exits 0.
  *
  * /dev/vhci is read with blocking reads after poll(2) says a packet is there, one packet per
  * read; the loop never sleeps elsewhere, so the kernel's commands are answered at once.
@@ -54,6 +72,7 @@
 #endif
 #define BTPROTO_HCI 1
 #define HCIDEVUP _IOW('H', 201, int)
+#define HCIDEVDOWN _IOW('H', 202, int)
 
 #define PKT_COMMAND 0x01
 #define PKT_EVENT 0x04
@@ -74,8 +93,11 @@ static const char *capture_path, *log_path, *ready_path, *done_path;
 static double rate_hz;        /* 0: by timestamps */
 static int loop_capture;
 static double send_for = -1;  /* seconds after first enable; <0: no limit */
+static double lead_in;        /* -S */
 static int extended_ok, refuse_legacy, bring_up = 1, ignore_window;
 static long vanish_adverts = -1;
+static int msft_opcode;       /* 0: no MSFT extension */
+static int msft_tell_kernel;  /* -m: write it to hci_vhci's debugfs msft_opcode */
 static double vanish_after = -1;
 
 static int vhci = -1;
@@ -99,6 +121,11 @@ struct advert {
     int legacy_len;
     uint8_t ext[260];     /* LE Meta parameters (subevent 0x0d ...) */
     int ext_len;
+    /* The single report's fields, for MSFT monitor matching (has_fields 0: a malformed or
+     * multi-report event, which matches no monitor). */
+    int has_fields;
+    uint8_t addr_type, addr[6], data[255], data_len;
+    int8_t rssi;
 };
 static struct advert *adverts;
 static int advert_count;
@@ -223,6 +250,12 @@ static struct advert *new_advert(double offset) {
 static void add_report(double offset, uint16_t ext_type, int legacy_type, uint8_t addr_type, const uint8_t *addr,
                        const uint8_t *data, uint8_t data_len, int8_t rssi, int8_t tx_power, uint8_t sid) {
     struct advert *a = new_advert(offset);
+    a->has_fields = 1;
+    a->addr_type = addr_type;
+    memcpy(a->addr, addr, 6);
+    memcpy(a->data, data, data_len);
+    a->data_len = data_len;
+    a->rssi = rssi;
     uint8_t *e = a->ext;
     e[0] = LE_EXT_ADV_REPORT;
     e[1] = 1;
@@ -369,6 +402,218 @@ static void load_capture(const char *path) {
     capture_period = last + (rate_hz > 0 ? 1 / rate_hz : 1.0);
 }
 
+
+/* ---- The Microsoft HCI extension (MSFT) ---- */
+
+#define MSFT_READ_SUPPORTED_FEATURES 0x00
+#define MSFT_LE_MONITOR_ADVERTISEMENT 0x03
+#define MSFT_LE_CANCEL_MONITOR_ADVERTISEMENT 0x04
+#define MSFT_LE_SET_ADVERTISEMENT_FILTER_ENABLE 0x05
+#define MSFT_EV_LE_MONITOR_DEVICE 0x02
+#define MSFT_MAX_MONITORS 16
+#define MSFT_MAX_PATTERNS 8
+#define MSFT_MAX_DEVICES 32
+
+/* Vendor events start with this prefix, as Read Supported Features says. */
+static const uint8_t msft_evt_prefix[] = {0x4a, 0x4c};
+
+struct msft_pattern {
+    uint8_t ad_type, start, len, bytes[31];
+};
+struct msft_monitor {
+    int used;
+    uint8_t handle;
+    int8_t rssi_high, rssi_low;
+    double low_interval;                 /* seconds */
+    int pattern_count;
+    struct msft_pattern patterns[MSFT_MAX_PATTERNS];
+};
+/* An address a monitor reported (state 1), until reported lost. */
+struct msft_device {
+    int used;
+    uint8_t handle, addr_type, addr[6];
+    double last_match;                   /* monotonic seconds */
+};
+static struct msft_monitor monitors[MSFT_MAX_MONITORS];
+static struct msft_device msft_devices[MSFT_MAX_DEVICES];
+static int msft_filter_enabled;
+static uint8_t next_monitor_handle = 1;
+static long reports_filtered, msft_events;
+
+static void hexify(char *out, const uint8_t *p, int n) {
+    for (int i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
+    out[2 * n] = 0;
+}
+
+/* Whether the AD data has a structure of TYPE whose data holds PATTERN at its start byte. */
+static int pattern_matches(const struct msft_pattern *pt, const uint8_t *data, int len) {
+    for (int o = 0; o < len;) {
+        int l = data[o];
+        if (l == 0 || o + 1 + l > len) return 0;
+        if (data[o + 1] == pt->ad_type && pt->start + pt->len <= l - 1 &&
+            memcmp(data + o + 2 + pt->start, pt->bytes, pt->len) == 0)
+            return 1;
+        o += 1 + l;
+    }
+    return 0;
+}
+
+static int monitor_matches(const struct msft_monitor *m, const struct advert *a) {
+    if (!a->has_fields) return 0;
+    for (int i = 0; i < m->pattern_count; i++)
+        if (pattern_matches(&m->patterns[i], a->data, a->data_len)) return 1;
+    return 0;
+}
+
+static void msft_monitor_device_event(const struct msft_device *d, uint8_t state) {
+    uint8_t p[32];
+    size_t n = sizeof msft_evt_prefix;
+    memcpy(p, msft_evt_prefix, n);
+    p[n++] = MSFT_EV_LE_MONITOR_DEVICE;
+    p[n++] = d->addr_type;
+    memcpy(p + n, d->addr, 6);
+    n += 6;
+    p[n++] = d->handle;
+    p[n++] = state;
+    send_event(0xff, p, n);
+    msft_events++;
+    log_line("# msft device %s handle %u %02x:%02x:%02x:%02x:%02x:%02x", state ? "found" : "lost", d->handle,
+             d->addr[5], d->addr[4], d->addr[3], d->addr[2], d->addr[1], d->addr[0]);
+}
+
+static struct msft_device *msft_device_for(uint8_t handle, const uint8_t *addr) {
+    for (int i = 0; i < MSFT_MAX_DEVICES; i++)
+        if (msft_devices[i].used && msft_devices[i].handle == handle && memcmp(msft_devices[i].addr, addr, 6) == 0)
+            return &msft_devices[i];
+    return NULL;
+}
+
+/* A heard advert, through the monitors: returns whether any monitor matched it. */
+static int msft_hear(const struct advert *a, double now) {
+    int matched = 0;
+    for (int i = 0; i < MSFT_MAX_MONITORS; i++) {
+        struct msft_monitor *m = &monitors[i];
+        if (!m->used || !monitor_matches(m, a)) continue;
+        matched = 1;
+        struct msft_device *d = msft_device_for(m->handle, a->addr);
+        if (d) {
+            if (a->rssi >= m->rssi_low) d->last_match = now;
+        } else if (a->rssi >= m->rssi_high) {
+            for (int j = 0; j < MSFT_MAX_DEVICES; j++) {
+                if (msft_devices[j].used) continue;
+                d = &msft_devices[j];
+                d->used = 1;
+                d->handle = m->handle;
+                d->addr_type = a->addr_type;
+                memcpy(d->addr, a->addr, 6);
+                d->last_match = now;
+                msft_monitor_device_event(d, 1);
+                break;
+            }
+        }
+    }
+    return matched;
+}
+
+static double msft_low_interval(uint8_t handle) {
+    for (int i = 0; i < MSFT_MAX_MONITORS; i++)
+        if (monitors[i].used && monitors[i].handle == handle) return monitors[i].low_interval;
+    return 1;
+}
+
+/* Reports devices whose monitor heard no match for its low interval as lost; returns the
+ * milliseconds until the next such deadline (-1: none). */
+static int msft_expire(double now) {
+    double next = -1;
+    for (int i = 0; i < MSFT_MAX_DEVICES; i++) {
+        struct msft_device *d = &msft_devices[i];
+        if (!d->used) continue;
+        double due = d->last_match + msft_low_interval(d->handle);
+        if (due <= now) {
+            msft_monitor_device_event(d, 0);
+            d->used = 0;
+        } else if (next < 0 || due < next) {
+            next = due;
+        }
+    }
+    return next < 0 ? -1 : (int)((next - now) * 1000) + 1;
+}
+
+/* One MSFT command (PAR[0] is the sub-opcode); fills the return parameters after the status. */
+static uint8_t msft_command(const uint8_t *par, int plen, uint8_t *r, size_t *rl) {
+    if (plen < 1) return ST_INVALID_PARAMS;
+    uint8_t sub = par[0];
+    r[0] = sub;
+    *rl = 1;
+    char text[700];
+    switch (sub) {
+    case MSFT_READ_SUPPORTED_FEATURES:
+        memset(r + 1, 0, 8);
+        r[1] = 0x0f; /* RSSI monitors (BR/EDR, LE connection, LE advertising) and LE advertisement monitor */
+        r[9] = sizeof msft_evt_prefix;
+        memcpy(r + 10, msft_evt_prefix, sizeof msft_evt_prefix);
+        *rl = 10 + sizeof msft_evt_prefix;
+        log_line("# msft features read");
+        return ST_SUCCESS;
+    case MSFT_LE_MONITOR_ADVERTISEMENT: {
+        /* rssi_high, rssi_low, rssi_low_interval, rssi_sampling_period, condition type,
+         * then for patterns (type 0x01): count, and per pattern length, AD type, start, bytes. */
+        if (plen < 8 || par[5] != 0x01) return ST_INVALID_PARAMS;
+        struct msft_monitor *m = NULL;
+        for (int i = 0; i < MSFT_MAX_MONITORS; i++)
+            if (!monitors[i].used) { m = &monitors[i]; break; }
+        if (!m) return 0x07; /* Memory Capacity Exceeded */
+        struct msft_monitor nm = {0};
+        nm.rssi_high = (int8_t)par[1];
+        nm.rssi_low = (int8_t)par[2];
+        nm.low_interval = par[3] ? par[3] : 1;
+        int count = par[6], o = 7;
+        size_t t = 0;
+        for (int i = 0; i < count; i++) {
+            if (i >= MSFT_MAX_PATTERNS || o >= plen || par[o] < 2 || par[o] - 2 > 31 || o + 1 + par[o] > plen)
+                return ST_INVALID_PARAMS;
+            struct msft_pattern *pt = &nm.patterns[i];
+            pt->ad_type = par[o + 1];
+            pt->start = par[o + 2];
+            pt->len = par[o] - 2;
+            memcpy(pt->bytes, par + o + 3, pt->len);
+            char hex[70];
+            hexify(hex, pt->bytes, pt->len);
+            t += snprintf(text + t, sizeof text - t, " %02x@%u=%s", pt->ad_type, pt->start, hex);
+            o += 1 + par[o];
+        }
+        if (count == 0 || o != plen) return ST_INVALID_PARAMS;
+        nm.pattern_count = count;
+        nm.used = 1;
+        nm.handle = next_monitor_handle++;
+        *m = nm;
+        r[1] = m->handle;
+        *rl = 2;
+        log_line("# msft monitor %u rssi %d/%d low-interval %u patterns%s", m->handle, m->rssi_high, m->rssi_low,
+                 par[3], text);
+        return ST_SUCCESS;
+    }
+    case MSFT_LE_CANCEL_MONITOR_ADVERTISEMENT:
+        if (plen != 2) return ST_INVALID_PARAMS;
+        for (int i = 0; i < MSFT_MAX_MONITORS; i++) {
+            if (!monitors[i].used || monitors[i].handle != par[1]) continue;
+            monitors[i].used = 0;
+            for (int j = 0; j < MSFT_MAX_DEVICES; j++)
+                if (msft_devices[j].used && msft_devices[j].handle == par[1]) msft_devices[j].used = 0;
+            log_line("# msft cancel %u", par[1]);
+            return ST_SUCCESS;
+        }
+        return ST_INVALID_PARAMS;
+    case MSFT_LE_SET_ADVERTISEMENT_FILTER_ENABLE:
+        if (plen != 2 || par[1] > 1) return ST_INVALID_PARAMS;
+        msft_filter_enabled = par[1];
+        log_line("# msft filter %s", par[1] ? "on" : "off");
+        return ST_SUCCESS;
+    default:
+        return ST_UNKNOWN_COMMAND;
+    }
+}
+
 /* ---- Commands ---- */
 
 static uint8_t local_features[8] = {0, 0, 0, 0, 0x60, 0, 0, 0}; /* BR/EDR not supported, LE supported */
@@ -417,7 +662,7 @@ static void scan_enabled(int on, int was_on) {
     if (on && !was_on) enabled_at = mono();
     if (on && !first_enable_done) {
         first_enable_done = 1;
-        timeline_start = mono();
+        timeline_start = mono() + lead_in;
     }
 }
 
@@ -436,9 +681,20 @@ static void handle_command(const uint8_t *p, size_t n) {
     memset(r, 0, sizeof r);
     size_t rl = 0;
     uint8_t st = ST_SUCCESS;
+    if (msft_opcode && opcode == msft_opcode) {
+        /* MSFT commands always complete, with the sub-opcode after the status. */
+        st = msft_command(par, plen, r, &rl);
+        if (st != ST_SUCCESS) rl = plen ? 1 : 0;
+        log_line("# answer %04x status %02x", opcode, st);
+        command_complete(opcode, st, r, rl);
+        return;
+    }
     switch (opcode) {
     case 0x0c03: /* Reset */
         legacy_scanning = ext_scanning = 0;
+        memset(monitors, 0, sizeof monitors);
+        memset(msft_devices, 0, sizeof msft_devices);
+        msft_filter_enabled = 0;
         break;
     case 0x0c01: case 0x2001: case 0x0c63: case 0x0c05: case 0x0c16: case 0x0c6d: case 0x0c56:
     case 0x2010: case 0x2011: case 0x2012: case 0x2029: case 0x202d: case 0x202e: case 0x2024: case 0x2031:
@@ -539,6 +795,12 @@ static void bring_adapter_up(void) {
     int s = socket(AF_BLUETOOTH, SOCK_RAW | SOCK_CLOEXEC, BTPROTO_HCI);
     if (s < 0) { fprintf(stderr, "vhci-controller: socket(AF_BLUETOOTH): %s\n", strerror(errno)); _exit(1); }
     int tries = 0;
+    if (msft_tell_kernel) {
+        /* hci_vhci reads msft_opcode in its setup, which runs at every power-on
+         * (HCI_QUIRK_NON_PERSISTENT_SETUP): if the kernel's own power-on after registration
+         * won the race, power-cycle so that setup sees it. */
+        ioctl(s, HCIDEVDOWN, index_id);
+    }
     while (ioctl(s, HCIDEVUP, index_id) < 0 && errno != EALREADY) {
         if (++tries > 20 || (errno != EBUSY && errno != EAGAIN)) {
             fprintf(stderr, "vhci-controller: HCIDEVUP hci%d: %s\n", index_id, strerror(errno));
@@ -553,14 +815,35 @@ static void bring_adapter_up(void) {
     _exit(0);
 }
 
+/* Tells hci_vhci to treat vendor opcode msft_opcode as the MSFT extension (debugfs), before
+ * the adapter is brought up. */
+static void set_msft_opcode(void) {
+    char path[128], text[16];
+    snprintf(path, sizeof path, "/sys/kernel/debug/bluetooth/hci%d/msft_opcode", index_id);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        log_line("# msft_opcode unsupported: %s: %s", path, strerror(errno));
+        fprintf(stderr, "vhci-controller: msft_opcode unsupported: %s: %s\n", path, strerror(errno));
+        exit(3);
+    }
+    int n = snprintf(text, sizeof text, "0x%04x", msft_opcode);
+    if (write(fd, text, n) != n && errno != EALREADY) die("%s: %s", path, strerror(errno));
+    close(fd);
+    log_line("# msft_opcode %04x", msft_opcode);
+}
+
+static volatile sig_atomic_t terminate, stats_wanted;
+static void on_term(int sig) { (void)sig; terminate = 1; }
+static void on_usr1(int sig) { (void)sig; stats_wanted = 1; }
+
 static void usage(void) {
-    fprintf(stderr, "usage: vhci-controller [-c CAPTURE] [-l LOG] [-r READY] [-d DONE] [-R HZ] [-L] [-D SECS] [-x] [-X] [-n N] [-t SECS] [-W] [-U]\n");
+    fprintf(stderr, "usage: vhci-controller [-c CAPTURE] [-l LOG] [-r READY] [-d DONE] [-R HZ] [-L] [-S SECS] [-D SECS] [-x] [-X] [-n N] [-t SECS] [-W] [-U] [-m|-M OPCODE]\n");
     exit(2);
 }
 
 int main(int argc, char **argv) {
     int opt;
-    while ((opt = getopt(argc, argv, "c:l:r:d:R:LD:xXn:t:WUh")) != -1) {
+    while ((opt = getopt(argc, argv, "c:l:r:d:R:LS:D:xXn:t:WUm:M:h")) != -1) {
         switch (opt) {
         case 'c': capture_path = optarg; break;
         case 'l': log_path = optarg; break;
@@ -568,6 +851,7 @@ int main(int argc, char **argv) {
         case 'd': done_path = optarg; break;
         case 'R': rate_hz = atof(optarg); break;
         case 'L': loop_capture = 1; break;
+        case 'S': lead_in = atof(optarg); break;
         case 'D': send_for = atof(optarg); break;
         case 'x': extended_ok = 1; break;
         case 'X': refuse_legacy = 1; extended_ok = 1; break;
@@ -575,10 +859,20 @@ int main(int argc, char **argv) {
         case 't': vanish_after = atof(optarg); break;
         case 'W': ignore_window = 1; break;
         case 'U': bring_up = 0; break;
+        case 'm': case 'M':
+            msft_tell_kernel = opt == 'm';
+            msft_opcode = (int)strtol(optarg, NULL, 0);
+            if (msft_opcode >> 10 != 0x3f || msft_opcode > 0xffff) die("-m %s: not a vendor opcode (OGF 0x3f)", optarg);
+            break;
         default: usage();
         }
     }
     signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {0};
+    sa.sa_handler = on_term;
+    sigaction(SIGTERM, &sa, NULL);   /* no SA_RESTART: poll returns EINTR */
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
     init_tables();
     if (capture_path) load_capture(capture_path);
     if (log_path) {
@@ -609,8 +903,16 @@ int main(int argc, char **argv) {
             if (timeout < 0 || t < timeout) timeout = t;
         }
         if (child_running && (timeout < 0 || timeout > 100)) timeout = 100;
+        int msft_due = msft_expire(now);
+        if (msft_due >= 0 && (timeout < 0 || msft_due < timeout)) timeout = msft_due;
         struct pollfd pfd = {vhci, POLLIN, 0};
-        int ready = poll(&pfd, 1, timeout);
+        int ready = terminate || stats_wanted ? 0 : poll(&pfd, 1, timeout);
+        if (terminate || stats_wanted) {
+            log_line("# stats reports %ld filtered %ld msft-events %ld", adverts_sent, reports_filtered, msft_events);
+            if (terminate) exit(0);
+            stats_wanted = 0;
+            continue;
+        }
         if (ready < 0 && errno != EINTR) die("poll: %s", strerror(errno));
         if (child_running) {
             int status;
@@ -629,6 +931,7 @@ int main(int argc, char **argv) {
                     index_id = buf[2] | buf[3] << 8;
                     log_line("# created hci%d", index_id);
                     fprintf(stderr, "vhci-controller: hci%d\n", index_id);
+                    if (msft_tell_kernel) set_msft_opcode();
                     if (bring_up) {
                         bring_adapter_up();
                         child_running = 1;
@@ -660,6 +963,11 @@ int main(int argc, char **argv) {
             if (listening(now)) {
                 if (legacy_scanning && a->legacy_len) { ev = a->legacy; len = a->legacy_len; }
                 if (ext_scanning && a->ext_len) { ev = a->ext; len = a->ext_len; }
+                /* The monitors hear it; with the filter on, only a match goes to the host. */
+                if (ev && msft_opcode && !msft_hear(a, now) && msft_filter_enabled) {
+                    ev = NULL;
+                    reports_filtered++;
+                }
             }
             if (ev) {
                 send_event(EVT_LE_META, ev, len);
