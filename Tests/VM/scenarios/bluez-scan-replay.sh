@@ -27,7 +27,12 @@ wait_for 5 not_discovering "$ADAPTER" || fail "discovery still running after jou
 
 joule beacons scan --json --replay "$cap" > replay.ndjson 2> replay.err || fail "replay failed: $(cat replay.err)"
 untimed live.ndjson > live.cmp
-untimed replay.ndjson > replay.cmp
+# An advert the controller sends without an RSSI (127, "not available": `"rssi":null` in the
+# replay) never reaches bluetoothd: joule's discovery filter carries an RSSI threshold (so that
+# BlueZ reports every RSSI change), and with one set the kernel drops reports whose RSSI is
+# invalid (is_filter_match in net/bluetooth/mgmt.c). Those are compared as absent.
+untimed replay.ndjson | grep -v '"rssi":null' > replay.cmp
+if grep -q '"rssi":null' live.cmp; then fail "an advert without RSSI came through BlueZ, against the kernel's filter"; fi
 [ -s replay.cmp ] || fail "the replay printed nothing"
 cmp -s live.cmp replay.cmp || { diff replay.cmp live.cmp; fail "bluez and replay differ: $(diff replay.cmp live.cmp | grep -c "^[-+]{") lines"; }
-pass "$(wc -l < live.cmp) adverts through BlueZ, as the replay"
+pass "$(wc -l < live.cmp) adverts through BlueZ, as the replay ($(untimed replay.ndjson | grep -c '"rssi":null') without RSSI dropped by the kernel)"
