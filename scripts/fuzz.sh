@@ -113,13 +113,18 @@ python3 scripts/fuzz-seeds.py "$work/corpus"
 
 summary="$work/summary.tsv"
 : > "$summary"
+# FUZZ_RUNS=N (make test): N mutations from a fixed seed instead of a time budget, so a run is
+# the same on every machine and CI fails on a regression, never on luck. Its seeds (every
+# committed one, crashes found earlier included) always run first.
+limit=(-max_total_time="$seconds")
+[[ -n ${FUZZ_RUNS:-} ]] && limit=(-runs="$FUZZ_RUNS" -seed=1 -max_total_time=120)
 for t in $targets; do
   mkdir -p "$work/corpus/$t"
-  echo "fuzzing $t for ${seconds}s" >&2
+  if [[ -n ${FUZZ_RUNS:-} ]]; then echo "fuzzing $t for $FUZZ_RUNS runs" >&2; else echo "fuzzing $t for ${seconds}s" >&2; fi
   status=0
   # Swift's backtracer and ASan both want the crash: ASan's report is the one to read.
   scratch=$(mktemp -d /dev/shm/joule-fuzz.XXXXXX)  # the file readers' fake trees
-  SWIFT_BACKTRACE=enable=no JOULE_FUZZ_SCRATCH=$scratch JOULE_FUZZ_TARGET=$t "$bin" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+  SWIFT_BACKTRACE=enable=no JOULE_FUZZ_SCRATCH=$scratch JOULE_FUZZ_TARGET=$t "$bin" "${limit[@]}" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$work/crashes/$t-" "$work/corpus/$t" > "$work/logs/$t.log" 2>&1 || status=$?
   rm -rf "$scratch"
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$work/logs/$t.log" | grep -o '[0-9]*$' | tail -1)

@@ -103,6 +103,21 @@ final class XMLCheck: NSObject, XMLParserDelegate {
         #expect(axis.ticks.count <= 10 && axis.high <= ValueAxis.limit && axis.low >= -ValueAxis.limit, "\(axis)")
     }
 
+    /// Found by the history fuzz target: a row's time of ~1e300 s put a line's x beyond
+    /// Int64 and trapped the SVG writer.
+    @Test func aRowAtAnAbsurdTimeDrawsWithoutTrapping() {
+        let samples = [
+            HistoryRows.sample(0, percentage: 50, power: 10, celsius: [40]),
+            HistoryRows.sample(1e300, percentage: 40, power: 12, celsius: [41]),
+            HistoryRows.sample(-1e300, percentage: 45, power: 11, celsius: [42]),
+        ]
+        let timeline = HistoryTimeline(since: 0, until: 120, source: .file, database: nil, samples: samples, entries: [])
+        let svg = Self.chart(timeline).svg()
+        #expect(XMLCheck.parse(svg).0)
+        #expect(SVGWriter.number(1e300) == "1000000000000" && SVGWriter.number(-.infinity) == "-1000000000000")
+        #expect(SVGWriter.number(.nan) == "0" && SVGWriter.number(-0.25) == "-0.3" && SVGWriter.number(12.5) == "12.5")
+    }
+
     @Test func noLineCrossesAGap() throws {
         let chart = Self.chart()
         let lines = Self.lines(chart.svg())

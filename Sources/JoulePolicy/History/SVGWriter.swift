@@ -61,7 +61,9 @@ struct SVGWriter {
 
     /// `12.3`, `40` (no trailing `.0`), rounded to a tenth.
     static func number(_ value: Double) -> String {
-        let tenths = (value * 10).rounded()
+        // A damaged row (a time or value of 1e300) maps far outside any viewBox: clamped to
+        // ±1e12, beyond any drawing, so the conversion to Int64 below can never trap.
+        let tenths = (min(max(value, -1e12), 1e12) * 10).rounded()
         guard tenths.isFinite else { return "0" }
         let whole = Int64(tenths) / 10, fraction = abs(Int64(tenths) % 10)
         if fraction == 0 { return String(whole) }
