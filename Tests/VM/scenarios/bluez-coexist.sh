@@ -21,11 +21,11 @@ wait $joule_pid || fail "joule exited $? after SIGINT: $(tr '\n' ' ' < live.err)
 # bluetoothd restarts discovery with the remaining clients' merged filter when one leaves: off
 # for a moment, then on again for bluetoothctl.
 wait_for 8 discovering "$ADAPTER" || fail "joule's exit stopped bluetoothctl's discovery"
-seen=$(grep -c 'Device' ctl.out)
 sleep 2
 discovering "$ADAPTER" || fail "bluetoothctl's discovery stopped before its timeout"
 grep -q 'NEW.*Device\|CHG.*Device' ctl.out || fail "bluetoothctl saw no device: $(tr '\n' ' ' < ctl.out)"
 wait $ctl
+seen=$(grep -c 'Device' ctl.out)  # counted once bluetoothctl has written all it will
 wait_for 10 not_discovering "$ADAPTER" || fail "still discovering after bluetoothctl exited"
 
 # joule first, then bluetoothctl.
