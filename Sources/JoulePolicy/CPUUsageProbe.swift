@@ -7,7 +7,8 @@ import JouleHardware
 /// - else two samples 20 ms apart, when at least `minimumTicks` elapsed between them;
 /// - else null. At USER_HZ 100 a tick is 10 ms, so 20 ms gives 2 ticks per core: on fewer
 ///   than 5 cores a first status reports null rather than a figure quantised to 25 or 50 %,
-///   and the next one (within a minute) reports usage since this one.
+///   and the next one (within a minute) reports usage since this one. There the short sample
+///   could never count enough ticks, so it is not taken at all: no sleep for a certain null.
 /// Every live call leaves its last sample for the next. `unpaused` reads twice back to back:
 /// a fixture is static (null usage, as before), and an engine measures usage itself.
 public struct CPUUsageProbe: Sendable {
@@ -22,19 +23,30 @@ public struct CPUUsageProbe: Sendable {
     let isUnpaused: Bool
     let now: @Sendable () -> UInt64
     let pause: @Sendable (Duration) -> Void
+    let ticksPerSecond: Int
 
     /// - Parameters:
     ///   - memo: where the last sample is kept; nil without a runtime directory.
     ///   - now: CLOCK_MONOTONIC nanoseconds (injected in tests).
     ///   - pause: sleeps for the short sample (injected in tests).
+    ///   - ticksPerSecond: /proc/stat's unit, USER_HZ (injected in tests).
     public init(
         memo: CPUStatMemo?, isUnpaused: Bool = false, now: @escaping @Sendable () -> UInt64 = CPUStatMemo.now,
-        pause: @escaping @Sendable (Duration) -> Void = CurrentProcess.sleep(for:)
+        pause: @escaping @Sendable (Duration) -> Void = CurrentProcess.sleep(for:),
+        ticksPerSecond: Int = CurrentProcess.clockTicksPerSecond
     ) {
         self.memo = memo
         self.isUnpaused = isUnpaused
         self.now = now
         self.pause = pause
+        self.ticksPerSecond = ticksPerSecond
+    }
+
+    /// Whether a short sample on `cores` cores can count `minimumTicks` at all.
+    func shortSampleCanCount(cores: Int) -> Bool {
+        let (seconds, attoseconds) = Self.shortSample.components
+        let span = Double(seconds) + Double(attoseconds) * 1e-18
+        return Double(cores) * Double(ticksPerSecond) * span >= Double(Self.minimumTicks)
     }
 
     /// Two reads back to back, no memo: a fixture tree, or an engine that measures usage itself.
@@ -56,7 +68,7 @@ public struct CPUUsageProbe: Sendable {
             usage = Self.usage(first.all, since: entry.times)
         }
         var latest = (stat: first, time: firstTime)
-        if usage == nil {
+        if usage == nil, shortSampleCanCount(cores: first.cores) {
             pause(Self.shortSample)
             if let second = try? reader.read() {
                 latest = (second, now())

@@ -22,7 +22,8 @@ import Testing
         let pauses = Mutex<[Duration]>([])
         let onPause: Mutex<(busy: UInt64, idle: UInt64)?> = Mutex(nil)
 
-        init(busy: UInt64, idle: UInt64) throws {
+        init(busy: UInt64, idle: UInt64, ticksPerSecond: Int = 1000) throws {
+            self.ticksPerSecond = ticksPerSecond
             tree = try ProcTree()
             memo = CPUStatMemo(path: tree.path + "/cpu-stat")
             try tree.write("proc/stat", CPUUsageProbeTests.stat(busy: busy, idle: idle))
@@ -37,8 +38,12 @@ import Testing
                     if let next = onPause.withLock({ $0 }) {
                         try? tree.write("proc/stat", CPUUsageProbeTests.stat(busy: next.busy, idle: next.idle))
                     }
-                })
+                }, ticksPerSecond: ticksPerSecond)
         }
+
+        /// USER_HZ as the probe sees it: 1000 lets 20 ms on these 2 cores count 40 ticks.
+        let ticksPerSecond: Int
+
 
         func measure() -> Double? { probe.measure(CPUStatReader(root: tree.path)).usagePercent }
         func advance(seconds: Double) { clock.withLock { $0 += UInt64(seconds * 1e9) } }
@@ -104,10 +109,24 @@ import Testing
     @Test func withoutAMemoDirectoryStatusStillMeasures() throws {
         let rig = try Rig(busy: 100, idle: 900)
         rig.onPause.withLock { $0 = (busy: 110, idle: 910) }
-        let probe = CPUUsageProbe(memo: CPUStatMemo(path: rig.tree.path + "/missing/cpu-stat"), now: { 1 }, pause: { _ in
-            try? rig.tree.write("proc/stat", Self.stat(busy: 110, idle: 910))
-        })
+        let probe = CPUUsageProbe(
+            memo: CPUStatMemo(path: rig.tree.path + "/missing/cpu-stat"), now: { 1 },
+            pause: { _ in try? rig.tree.write("proc/stat", Self.stat(busy: 110, idle: 910)) }, ticksPerSecond: 1000)
         #expect(probe.measure(CPUStatReader(root: rig.tree.path)).usagePercent == 50)
+    }
+
+    /// At USER_HZ 100, 20 ms on 2 cores is 4 ticks: never the 10 a figure needs, so status
+    /// does not sleep for a certain null, and still leaves its sample for the next one.
+    @Test func whereTheShortSampleCannotCountEnoughItIsNotTaken() throws {
+        let rig = try Rig(busy: 100, idle: 900, ticksPerSecond: 100)
+        rig.onPause.withLock { $0 = (busy: 104, idle: 904) }
+        #expect(rig.measure() == nil)
+        #expect(rig.pauses.withLock { $0 }.isEmpty)
+        #expect(rig.memo.load()?.times == CPUTimes(user: 100, nice: 0, system: 0, idle: 900))
+        rig.advance(seconds: 1)
+        try rig.tree.write("proc/stat", Self.stat(busy: 150, idle: 1050))
+        #expect(rig.measure() == 25)  // 50 busy of 200 ticks since the memo
+        #expect(rig.pauses.withLock { $0 }.isEmpty)
     }
 
     @Test func aFixtureIsReadTwiceWithoutPauseOrMemo() throws {
