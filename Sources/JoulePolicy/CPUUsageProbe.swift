@@ -44,9 +44,7 @@ public struct CPUUsageProbe: Sendable {
 
     /// Whether a short sample on `cores` cores can count `minimumTicks` at all.
     func shortSampleCanCount(cores: Int) -> Bool {
-        let (seconds, attoseconds) = Self.shortSample.components
-        let span = Double(seconds) + Double(attoseconds) * 1e-18
-        return Double(cores) * Double(ticksPerSecond) * span >= Double(Self.minimumTicks)
+        Double(cores) * Double(ticksPerSecond) * Self.shortSample.inSeconds >= Double(Self.minimumTicks)
     }
 
     /// Two reads back to back, no memo: a fixture tree, or an engine that measures usage itself.

@@ -44,14 +44,13 @@ import Testing
     @Test func timersFireInDeadlineOrderWhateverOrderTheyWereSet() async throws {
         let loop = try LoopExecutor(name: "test-loop")
         defer { loop.stop() }
-        let order = Order()
+        // The sleepers live on the loop, so what they record follows the order the loop resumed
+        // them in, not how the cooperative pool happened to schedule three tasks.
+        let order = Order(loop: loop)
         let start = LoopExecutor.monotonicNanos()
         await withThrowingTaskGroup(of: Void.self) { group in
             for (index, delay) in [30, 10, 20].enumerated() {
-                group.addTask {
-                    try await loop.sleep(untilMonotonic: start + Int64(delay) * 1_000_000, isolation: nil)
-                    await order.append(index)
-                }
+                group.addTask { try await order.sleep(index, until: start + Int64(delay) * 1_000_000) }
             }
         }
         #expect(await order.values == [1, 2, 0])
@@ -67,7 +66,15 @@ import Testing
     }
 
     actor Order {
+        let loop: LoopExecutor
+        nonisolated var unownedExecutor: UnownedSerialExecutor { loop.asUnownedSerialExecutor() }
         var values: [Int] = []
-        func append(_ value: Int) { values.append(value) }
+
+        init(loop: LoopExecutor) { self.loop = loop }
+
+        func sleep(_ index: Int, until deadline: Int64) async throws {
+            try await loop.sleep(untilMonotonic: deadline)
+            values.append(index)
+        }
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-/// Wake pipes (<sys/eventfd.h> is not in the Glibc module, and a pipe needs no shim), poll(2) and the monotonic clock for `LoopExecutor`'s thread.
+/// Wake pipes (<sys/eventfd.h> is not in the Glibc module, and a pipe needs no shim), and poll(2) for `LoopExecutor`'s thread.
 extension Syscalls {
     /// A close-on-exec pipe with both ends non-blocking: another thread's byte wakes the
     /// loop's poll, a full pipe never blocks the writer (the loop is awake then anyway), and
@@ -19,13 +19,6 @@ extension Syscalls {
     static func drainWake(_ readEnd: Int32) {
         var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while withUnsafeMutableBytes(of: &bytes, { read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds.
-    static func monotonicNanos() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// Sleeps in poll(2) until `fd` is readable or `timeoutNanos` passes (nil: no timeout).

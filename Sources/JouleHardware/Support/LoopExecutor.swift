@@ -68,7 +68,7 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor, Sendable {
     var wakeups: Int { state.withLock { $0.wakeups } }
 
     /// The monotonic clock the timers use, in nanoseconds.
-    public static func monotonicNanos() -> Int64 { Syscalls.monotonicNanos() }
+    public static func monotonicNanos() -> Int64 { Int64(Syscalls.monotonicNanoseconds()) }
 
     /// Suspends until the monotonic clock reaches `deadline` (nanoseconds), or throws
     /// `CancellationError` when the task is cancelled. The loop thread itself resumes it. The
@@ -121,7 +121,7 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor, Sendable {
             let (jobs, due, stopping, next) = state.withLock { state in
                 let jobs = state.jobs
                 state.jobs.removeAll(keepingCapacity: true)
-                let now = Syscalls.monotonicNanos()
+                let now = Self.monotonicNanos()
                 var due: [Timer] = []
                 state.timers.removeAll { timer in
                     guard timer.deadline <= now else { return false }
@@ -130,11 +130,12 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor, Sendable {
                 }
                 return (jobs, due, state.stopping, state.timers.map(\.deadline).min())
             }
-            for timer in due { timer.continuation.resume() }
+            // Timers a late wakeup finds due together resume in deadline order, as if on time.
+            for timer in due.sorted(by: { $0.deadline < $1.deadline }) { timer.continuation.resume() }
             for job in jobs { job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor()) }
             if !due.isEmpty || !jobs.isEmpty { continue }
             if stopping { break }
-            Syscalls.waitReadable(wake.read, timeoutNanos: next.map { $0 - Syscalls.monotonicNanos() })
+            Syscalls.waitReadable(wake.read, timeoutNanos: next.map { $0 - Self.monotonicNanos() })
             state.withLock { $0.wakeups += 1 }
             Syscalls.drainWake(wake.read)
         }
