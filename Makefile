@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run test test-vm test-install release build-release install uninstall bench fuzz clean
+.PHONY: deps build run test test-tsan test-sanitize test-vm test-install release build-release install uninstall bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -14,19 +14,36 @@ run: build
 	.build/debug/joule status
 	.build/debug/joule status --json --root $(FIXTURE)
 
+# `make test` is what CI runs, in one build: every Swift test under ThreadSanitizer (.build-tsan),
+# then the fuzz targets' short run (AddressSanitizer), the install check and the VM, both with
+# that same ThreadSanitizer joule (a separate release build would double CI's time; the VM takes
+# the Swift runtime's libraries along). `make test-sanitize` adds AddressSanitizer with
+# UndefinedBehaviorSanitizer (.build-asan). A report fails the test that saw it (TSan exits 66).
 # JOULE_PPD: the real power-profiles-daemon for its tests (unpacked, never installed).
 # JOULE_PROMTOOL: Prometheus's promtool for `promtool check metrics` (unpacked, never installed).
 # At most 8 tests at once: each starts buses, daemons and CLIs of its own, and an unbounded
 # width only piles load onto 2 cores (same wall time, a third of the load).
-# Then every fuzz target for 500 runs from a fixed seed after its committed seeds (crashes found
+# The fuzz targets run for 500 runs from a fixed seed after their committed seeds (crashes found
 # before among them), built -Onone (much faster to compile; BENCHMARKS.md untouched).
-test: deps
-	$(SWIFT) build --build-tests
-	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 JOULE_PPD="$$(./scripts/fetch-ppd.sh)" \
-		JOULE_PROMTOOL="$$(./scripts/fetch-promtool.sh)" $(SWIFT) test
-	FUZZ_RUNS=500 FUZZ_REPORT=0 FUZZ_OPT=-Onone ./scripts/fuzz.sh
-	SWIFT=$(SWIFT) ./scripts/test-install.sh
-	SWIFT=$(SWIFT) VM_JOULE=$(CURDIR)/.build-release/release/joule ./scripts/vm/run.sh
+TSAN_SCRATCH = $(CURDIR)/.build-tsan
+ASAN_SCRATCH = $(CURDIR)/.build-asan
+SUITE_ENV = SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 JOULE_PPD="$$(./scripts/fetch-ppd.sh)" \
+	JOULE_PROMTOOL="$$(./scripts/fetch-promtool.sh)"
+test: deps test-tsan
+	FUZZ_RUNS=500 FUZZ_REPORT=0 FUZZ_OPT=-Onone FUZZ_CHECKOUTS=$(TSAN_SCRATCH)/checkouts ./scripts/fuzz.sh
+	SWIFT=$(SWIFT) JOULE_BINARY=$(TSAN_SCRATCH)/debug/joule JOULE_CHECKOUTS=$(TSAN_SCRATCH)/checkouts \
+		JOULE_RELEASE_SCRATCH=$(CURDIR)/.build-install ./scripts/test-install.sh
+	SWIFT=$(SWIFT) VM_JOULE=$(TSAN_SCRATCH)/debug/joule ./scripts/vm/run.sh
+
+# Every Swift test under ThreadSanitizer.
+test-tsan: deps
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
+	$(SUITE_ENV) $(SWIFT) test --skip-build --sanitize=thread --scratch-path $(TSAN_SCRATCH)
+
+# The Swift tests under ThreadSanitizer, then under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-sanitize: deps test-tsan
+	$(SWIFT) build --build-tests --sanitize=address --sanitize=undefined --scratch-path $(ASAN_SCRATCH)
+	$(SUITE_ENV) $(SWIFT) test --skip-build --sanitize=address --sanitize=undefined --scratch-path $(ASAN_SCRATCH)
 
 # The live cgroup v2 and HCI paths in a qemu VM (Debian's kernel, busybox); SKIPPED without qemu.
 # VM_SCENARIOS=cgroup-freeze,... runs only those (Tests/VM/scenarios/NAME.sh).
@@ -82,4 +99,4 @@ fuzz: deps
 	./scripts/fuzz.sh
 
 clean:
-	rm -rf .build .build-fuzz .build-vm .build-release .vm-cache fuzz-work
+	rm -rf .build .build-* .vm-cache fuzz-work

@@ -34,8 +34,10 @@ if [[ $(cat "$out/flags" 2>/dev/null) != "${fuzz_flags[*]}" ]]; then
   rm -f "$out"/*.a "$out"/*.o "$bin"
   echo "${fuzz_flags[*]}" > "$out/flags"
 fi
-system=.build/checkouts/swift-system
-yams=.build/checkouts/Yams
+# FUZZ_CHECKOUTS: another scratch's package checkouts (`make test` passes .build-tsan's).
+checkouts=${FUZZ_CHECKOUTS:-.build/checkouts}
+system=$checkouts/swift-system
+yams=$checkouts/Yams
 includes=(-I "$out" -I CModules/CUdev -I CModules/CBluetooth -I CModules/CSystemd -I CModules/CCrypto -I CModules/CSQLite
   -I CModules/CJouleShims/include -I CModules/CSdBusShims/include -I "$system/Sources/CSystem/include"
   -I "$yams/Sources/CYaml/include" -Xcc -DYAML_DECLARE_STATIC)
@@ -56,7 +58,7 @@ library() {  # library MODULE SWIFT_VERSION SOURCE_DIR [INPUT...]: a module from
 }
 
 # The checkouts as the package pins them (resolving waits for a running build: skip it then).
-[[ -d $system && -d $yams ]] || swift package resolve >/dev/null
+[[ -d $system && -d $yams ]] || swift package resolve --scratch-path "$(dirname "$checkouts")" >/dev/null
 if stale "$out/libSystemPackage.a" "$system/Sources"; then
   echo "building $out/libSystemPackage.a" >&2
   macros=()

@@ -12,6 +12,9 @@
 # SYSTEMDUSERUNITDIR, DBUSPOLICYDIR, DBUSSERVICEDIR, DBUSINTERFACEDIR, POLKITACTIONDIR,
 # BASHCOMPLETIONDIR, ZSHCOMPLETIONDIR, FISHCOMPLETIONDIR. STRIP (default strip; empty keeps
 # the symbols). SOURCE_DATE_EPOCH dates the man pages (default: the last commit).
+# JOULE_BINARY=PATH: `build` takes that joule (CI's ThreadSanitizer build, static runtime)
+# instead of compiling a release, and JOULE_CHECKOUTS names the package checkouts it came with
+# (for the man page tool); everything else is the same.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -122,7 +125,24 @@ link_flags() {
     fi
 }
 
+# A joule built elsewhere (JOULE_BINARY): copied in when it differs, then the same pages.
+take_binary() {
+    [[ -x $JOULE_BINARY ]] || die "JOULE_BINARY=$JOULE_BINARY is not an executable"
+    if [[ -x $binary ]] && cmp -s "$JOULE_BINARY" "$binary" && [[ -f $generated/stamp ]]; then
+        say "$JOULE_BINARY is already in ${scratch#"$PWD"/}"
+        return 0
+    fi
+    mkdir -p "$(dirname "$binary")"
+    cp "$JOULE_BINARY" "$binary"
+    say "took $JOULE_BINARY instead of a release build"
+    generate "${JOULE_CHECKOUTS:?JOULE_CHECKOUTS must name the checkouts JOULE_BINARY was built with}"
+}
+
 build() {
+    if [[ -n ${JOULE_BINARY:-} ]]; then
+        take_binary
+        return
+    fi
     if up_to_date; then
         say "${scratch#"$PWD"/} is up to date"
         return 0
@@ -133,13 +153,17 @@ build() {
     $SWIFT build -c release --static-swift-stdlib --product joule --scratch-path "$scratch" -j "${JOBS:-2}" \
         $(link_flags) || die "release build failed"
     say "release build: $((SECONDS - t0))s"
+    generate "$scratch/checkouts"
+}
 
+# The man pages and completions of $binary, from the argument-parser checkout in $1.
+generate() {
     # argument-parser's GenerateManual plugin (`swift package generate-manual`) rebuilds every
     # product in release without --static-swift-stdlib, relinking this scratch's joule against
     # the shared runtime (2.5 min here). Its tool, run on the binary just built, writes the same
     # pages: build that tool from the pinned checkout instead (debug, ~40 s once, then a no-op).
-    t0=$SECONDS
-    local parser=$scratch/checkouts/swift-argument-parser
+    local t0=$SECONDS
+    local parser=$1/swift-argument-parser
     [[ -f $parser/Tools/generate-manual/GenerateManual.swift ]] || die "no argument-parser checkout in $parser"
     $SWIFT build --package-path "$parser" --scratch-path "$scratch/generate-manual" --product generate-manual \
         -j "${JOBS:-2}" >"$scratch/generate-manual.log" 2>&1 \

@@ -114,7 +114,13 @@ check "D-Bus activation of org.joule.Apps1 starts joule.service" \
 # --- the binary --------------------------------------------------------------------------------
 libs=$(ldd "$bin" 2>&1)
 swift_libs=$(grep -E 'libswift|libFoundation|lib_Foundation|libdispatch|libBlocksRuntime|/opt/swift' <<<"$libs")
-check "ldd shows no Swift runtime library${swift_libs:+: $swift_libs}" test -z "$swift_libs"
+if [[ -n ${JOULE_BINARY:-} ]]; then
+    # `make test` installs its ThreadSanitizer build, which links the runtime dynamically
+    # (TSan's allocator and a static Foundation do not mix); a release install is static.
+    note "JOULE_BINARY given: the static-runtime check is left to a release build (make test-install)"
+else
+    check "ldd shows no Swift runtime library${swift_libs:+: $swift_libs}" test -z "$swift_libs"
+fi
 check "ldd resolves every library" lacks 'not found' "$libs"
 check "joule --help runs in a clean environment" bash -c "env -i '$bin' --help | grep -q 'USAGE: joule'"
 fixture=hw-fixtures/thinkpad-t480-two-batteries-discharging

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -149,6 +150,28 @@ int joule_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0,
 int joule_set_thread_name(const char *name) { return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 
 int joule_accept_nonblocking(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+static _Atomic uint64_t signal_slots[JOULE_SIGNAL_SLOTS];
+
+uint64_t joule_signal_slot_load(int index) {
+    return atomic_load_explicit(&signal_slots[index], memory_order_acquire);
+}
+
+void joule_signal_slot_store(int index, uint64_t value) {
+    atomic_store_explicit(&signal_slots[index], value, memory_order_release);
+}
+
+void joule_signal_forward(int number) {
+    if (number <= 0 || number >= 32) return;
+    int saved = errno;
+    for (int index = 0; index < JOULE_SIGNAL_SLOTS; index++) {
+        uint64_t value = atomic_load_explicit(&signal_slots[index], memory_order_acquire);
+        if (!((value >> 32) & (1ull << number))) continue;
+        unsigned char byte = (unsigned char)number;
+        (void)!write((int)(uint32_t)value, &byte, 1);
+    }
+    errno = saved;
+}
 
 int joule_peer_credentials(int fd, pid_t *pid, uid_t *uid) {
     struct ucred credentials;

@@ -1,10 +1,9 @@
-import Synchronization
 
 /// An app's side of joule's lifecycle socket, modelled on UIApplication.
 ///
 /// A final class rather than an actor: the reader thread must update `applicationState`,
 /// resolve replies and call the delegate synchronously, in packet order, without hopping
-/// onto an executor; everything mutable sits behind one `Mutex`, so the class is `Sendable`
+/// onto an executor; everything mutable sits behind one `StateLock`, so the class is `Sendable`
 /// without `@unchecked`.
 ///
 /// ```swift
@@ -19,7 +18,7 @@ public final class JouleApplication: Sendable {
     /// Held strongly (UIApplication's is weak, but here nothing else may own it); a delegate
     /// that keeps the app too forms a cycle, which only `close()` then ends.
     private let delegate: (any JouleApplicationDelegate)?
-    private let state = Mutex(State())
+    private let state = StateLock(State())
 
     private struct State {
         var applicationState = ApplicationState.active

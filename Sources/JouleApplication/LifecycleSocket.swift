@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// The module's only C-calling file: one SOCK_SEQPACKET connection to joule and its reader
 /// thread. The reader blocks in poll(2) on the socket and a stop pipe, and is the only one that
@@ -25,7 +24,7 @@ final class LifecycleSocket: Sendable {
     private let fd: Int32
     private let stopRead: Int32
     private let stopWrite: Int32
-    private let descriptors = Mutex(Descriptors())
+    private let descriptors = StateLock(Descriptors())
 
     /// `JOULE_LIFECYCLE_SOCKET`, or nil when unset or empty (not run under `joule run`).
     static func environmentPath() -> String? {

@@ -1,5 +1,4 @@
 import JouleHardware
-import Synchronization
 
 /// Apple's `ProcessInfo` energy API for Linux programs: `isLowPowerModeEnabled`,
 /// `thermalState`, and their change notifications: from `joule daemon` when it runs (its
@@ -122,10 +121,10 @@ public final class JouleProcessInfo: Sendable {
             var nextID = 0
         }
 
-        let state: Mutex<State>
+        let state: Locked<State>
 
         init(lowPowerMode: Bool, thermalState: ThermalState) {
-            state = Mutex(State(lowPowerMode: lowPowerMode, thermalState: thermalState))
+            state = Locked(State(lowPowerMode: lowPowerMode, thermalState: thermalState))
         }
 
         /// New values without an event (a daemon's PropertiesChanged).

@@ -1,6 +1,5 @@
 import JouleHardware
 import JoulePolicy
-import Synchronization
 
 /// A clock that moves only when told to: for tests, and for replays driven by capture time.
 /// Sleepers wake in deadline order as `advance` passes their deadlines.
@@ -17,10 +16,10 @@ public final class ManualClock: JouleClock {
         var nextID = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     public init(now: Double = 1_700_000_000) {
-        state = Mutex(State(now: now))
+        state = Locked(State(now: now))
     }
 
     public func now() -> Double { state.withLock { $0.now } }

@@ -1,6 +1,5 @@
 import Foundation
 import JouleHardware
-import Synchronization
 
 /// Process control that records what it is asked instead of signalling, and never touches the
 /// crash guard tables. Identities are checked against a fixture /proc tree when one is given
@@ -37,17 +36,17 @@ public final class RecordingProcessController: ProcessController {
     public let cpu: CgroupCPUControl?
     public let freezer: CgroupFreezer?
     private let journalPath: String?
-    private let entries = Mutex<[Call]>([])
-    private let journalSnapshots = Mutex<[String?]>([])
+    private let entries = Locked<[Call]>([])
+    private let journalSnapshots = Locked<[String?]>([])
 
     /// PIDs that have exited: opening them is refused and signals answer false.
-    public let gone = Mutex<Set<Int32>>([])
+    public let gone = Locked<Set<Int32>>([])
     /// PIDs whose signals answer "already exited" though they could be opened.
-    public let exited = Mutex<Set<Int32>>([])
+    public let exited = Locked<Set<Int32>>([])
     /// Cgroups thawed behind the caller's back (a unit restarted): reported thawed once.
-    public let thawedElsewhere = Mutex<Set<String>>([])
+    public let thawedElsewhere = Locked<Set<String>>([])
     /// Runs after `+cpu` was written, as the kernel would then create `cpu.max`.
-    public let onEnableCPU = Mutex<(@Sendable (CgroupPath) -> Void)?>(nil)
+    public let onEnableCPU = Locked<(@Sendable (CgroupPath) -> Void)?>(nil)
 
     /// - Parameters:
     ///   - procRoot: a fixture root whose proc/ tree confirms identities; nil accepts any.

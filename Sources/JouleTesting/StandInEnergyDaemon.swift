@@ -1,6 +1,5 @@
 import JouleHardware
 import JoulePolicy
-import Synchronization
 
 /// Stands in for `joule daemon` in client tests: the real `EnergyService` object owning
 /// `org.joule.Energy1` on a bus, answering `GetStatus` with `status` and recording the modes
@@ -11,7 +10,7 @@ public final class StandInEnergyDaemon: Sendable {
     public let status: String
     private let recorded = Recorded()
 
-    private final class Recorded: Sendable { let modes = Mutex<[LowPowerOverride]>([]) }
+    private final class Recorded: Sendable { let modes = Locked<[LowPowerOverride]>([]) }
 
     /// What `SetLowPowerMode` was called with, in order.
     public var modes: [LowPowerOverride] { recorded.modes.withLock { $0 } }

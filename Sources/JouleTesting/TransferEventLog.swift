@@ -1,12 +1,12 @@
 import JoulePolicy
-import Synchronization
+import JouleHardware
 
 /// Every event of a `TransfersClient` or `BackgroundTransferSession` stream as it arrives, read
 /// by one task (a stream has one consumer), for tests that look for one event, then another.
 public final class TransferEventLog: Sendable {
     /// Shared with the reading task, which must not hold the log itself.
     private final class Events: Sendable {
-        let list = Mutex<[TransferEvent]>([])
+        let list = Locked<[TransferEvent]>([])
     }
 
     private let events = Events()

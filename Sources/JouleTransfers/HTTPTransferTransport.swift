@@ -1,6 +1,5 @@
 import JouleHardware
 import JoulePolicy
-import Synchronization
 
 /// The daemon's `TransferTransport`: GETs through `HTTPRangeDownloader`, PUTs and POSTs
 /// through `HTTPUploader`. One pair per distinct tuning, since AsyncHTTPClient fixes the
@@ -11,7 +10,7 @@ public final class HTTPTransferTransport: TransferTransport {
         let uploader: HTTPUploader
     }
 
-    private let clients = Mutex<[TransferTuning: Clients]>([:])
+    private let clients = Locked<[TransferTuning: Clients]>([:])
 
     public init() {}
 

@@ -5,7 +5,6 @@
 import JouleHardware
 import JoulePolicy
 import JouleTransfers
-import Synchronization
 
 let origin = ContinuousClock.now
 
@@ -164,7 +163,7 @@ func download(_ arguments: [String]) async {
 
 /// Counts durable commits; the downloader reports them from its own task.
 final class Counter: Sendable {
-    private let count = Mutex<Int>(0)
+    private let count = Locked<Int>(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

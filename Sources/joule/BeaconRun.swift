@@ -1,7 +1,6 @@
 import ArgumentParser
 import JouleHardware
 import JoulePolicy
-import Synchronization
 
 /// Runs a beacon session for a subcommand: opens the transport, lets SIGINT/SIGTERM end the
 /// events so scanning stops cleanly, and prints warnings and errors. The loop is

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+@testable import JouleApplication
 
 /// Joule's side of the lifecycle socket, for the tests: a listening SOCK_SEQPACKET socket in a
 /// fresh temporary directory. The only test file that calls C. Every wait polls without
@@ -84,9 +84,9 @@ final class FakeJoule: Sendable {
 
 /// One accepted connection, as joule holds it.
 final class FakeConnection: Sendable {
-    private let fd: Mutex<Int32>
+    private let fd: StateLock<Int32>
 
-    init(fd: Int32) { self.fd = Mutex(fd) }
+    init(fd: Int32) { self.fd = StateLock(fd) }
 
     deinit { close() }
 

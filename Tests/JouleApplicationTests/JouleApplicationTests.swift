@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import JouleApplication
 
@@ -121,7 +120,7 @@ import Testing
 
     @Test func expirationHandlerThatEndsItsTaskSendsTheEnd() async throws {
         let (_, connection, app) = try await connected()
-        let taskId = Mutex(BackgroundTaskIdentifier.invalid)
+        let taskId = StateLock(BackgroundTaskIdentifier.invalid)
         async let id = app.beginBackgroundTask(name: "sync") {
             try? app.endBackgroundTask(taskId.withLock { $0 })
         }

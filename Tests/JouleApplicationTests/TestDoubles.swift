@@ -1,5 +1,4 @@
-import JouleApplication
-import Synchronization
+@testable import JouleApplication
 
 /// Bounded wait: polls `condition` until it holds, failing after `timeout` instead of hanging.
 func eventually(
@@ -15,7 +14,7 @@ func eventually(
 /// A delegate that logs each callback with the state the app reported at that moment; the
 /// tests' expiration handlers write to the same log so the order between them shows.
 final class RecordingDelegate: JouleApplicationDelegate {
-    private let log = Mutex<[String]>([])
+    private let log = StateLock<[String]>([])
 
     var entries: [String] { log.withLock { $0 } }
 
@@ -40,8 +39,8 @@ final class RecordingDelegate: JouleApplicationDelegate {
 
 /// Drains one `events` stream in a task and remembers what came and whether it finished.
 final class EventCollector: Sendable {
-    private let received = Mutex<[LifecycleEvent]>([])
-    private let done = Mutex(false)
+    private let received = StateLock<[LifecycleEvent]>([])
+    private let done = StateLock(false)
 
     init(_ stream: AsyncStream<LifecycleEvent>) {
         Task { [self] in

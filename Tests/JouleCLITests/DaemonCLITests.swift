@@ -260,44 +260,120 @@ struct DaemonCLITests {
     /// watchdog pings at half the interval, RELOADING=1 on SIGHUP, STOPPING=1 on SIGTERM.
     @Test func tellsSystemdThroughSdNotify() async throws {
         let daemon = try await DaemonHarness()
-        let socket = daemon.directory.appendingPathComponent("notify").path
-        let received = daemon.directory.appendingPathComponent("notify.log").path
-        let listener = Process()
-        listener.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        listener.arguments = ["-c", """
-            import socket, sys
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-            s.bind(sys.argv[1])
-            out = open(sys.argv[2], "a", buffering=1)
-            out.write("LISTENING\\n")
-            while True:
-                out.write(s.recv(4096).decode().replace("\\n", "|") + "\\n")
-            """, socket, received]
-        // Its output must not hold the test's stdout open after the test.
-        listener.standardOutput = FileHandle.nullDevice
-        listener.standardError = FileHandle.nullDevice
-        try listener.run()
-        defer { kill(listener.processIdentifier, SIGKILL) }  // Foundation reaps it
-        func notes() -> String { (try? String(contentsOfFile: received, encoding: .utf8)) ?? "" }
-        _ = await eventually(every: .milliseconds(50)) { notes().contains("LISTENING") }
+        let notify = try await NotifyListener(directory: daemon.directory)
         var env = daemon.environment
-        env["NOTIFY_SOCKET"] = socket
+        env["NOTIFY_SOCKET"] = notify.socket
         env["WATCHDOG_USEC"] = "400000"
         let process = try await daemon.start(environment: env)
-        func wait(_ text: String, count: Int = 1) async throws {
-            for _ in 0..<300 {
-                if notes().components(separatedBy: text).count - 1 >= count { return }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            Issue.record("never received \(text) ×\(count): \(notes())")
-        }
-        try await wait("READY=1|STATUS=Low Power Mode on (auto), thermal nominal, battery 14 % discharging, 6 knobs applied")
-        try await wait("WATCHDOG=1", count: 3)
+        try await notify.wait("READY=1|STATUS=Low Power Mode on (auto), thermal nominal, battery 14 % discharging, 6 knobs applied")
+        try await notify.wait("WATCHDOG=1", count: 3)
         kill(process.processIdentifier, SIGHUP)
-        try await wait("RELOADING=1")
-        try await wait("READY=1", count: 2)
+        try await notify.wait("RELOADING=1")
+        try await notify.wait("READY=1", count: 2)
         #expect(await daemon.stop() == 0)
-        try await wait("STOPPING=1")
+        try await notify.wait("STOPPING=1")
+    }
+
+    /// The watchdog tells the truth: its pings come from the engine's loop, so a battery
+    /// attribute that blocks on read (a FIFO with no writer) stops them for longer than
+    /// WatchdogSec, and they resume once the read returns. systemd's kill then (SIGABRT) leaves
+    /// the knobs written; the restart restores them from the journal.
+    @Test func watchdogStopsWhileTheEngineIsWedged() async throws {
+        let daemon = try await DaemonHarness()
+        let before = try daemon.knobs.sysFiles()
+        let notify = try await NotifyListener(directory: daemon.directory)
+        var env = daemon.environment
+        env["NOTIFY_SOCKET"] = notify.socket
+        env["WATCHDOG_USEC"] = "400000"  // WatchdogSec=0.4: a ping every 0.2 s
+        try await daemon.start(environment: env)
+        try await notify.wait("WATCHDOG=1", count: 3)
+
+        // A choice made over the bus reads the supplies at once: the engine now knows the
+        // battery's attributes and refreshes them by name from here on.
+        let client = try await daemon.client()
+        _ = try await daemon.call("SetLowPowerMode", [.string("auto")], on: client)
+        // The fixture's battery capacity becomes a FIFO; the next read of it blocks.
+        let capacity = try daemon.batteryAttribute("capacity")
+        try FileManager.default.moveItem(atPath: capacity, toPath: capacity + ".real")
+        #expect(mkfifo(capacity, 0o644) == 0)
+        // SetLowPowerMode makes the engine read the supplies at once (and wait for the reply).
+        let call = Task { try await daemon.call("SetLowPowerMode", [.string("on")], on: client) }
+        // Wedged: no ping for a whole second, 2.5 × WatchdogSec.
+        var quiet = false
+        for _ in 0..<50 where !quiet {
+            let pings = notify.count("WATCHDOG=1")
+            try await Task.sleep(for: .seconds(1))
+            quiet = notify.count("WATCHDOG=1") == pings
+        }
+        #expect(quiet, "the pings went on while the engine was wedged: \(notify.notes)")
+
+        // The read returns: the writer opens the FIFO the engine waits on, the real file goes
+        // back (so the next read does not block), and the value is written.
+        let writer = open(capacity, O_WRONLY | O_NONBLOCK)
+        #expect(writer >= 0, "no reader on the FIFO: errno \(errno)")
+        try FileManager.default.removeItem(atPath: capacity)
+        try FileManager.default.moveItem(atPath: capacity + ".real", toPath: capacity)
+        _ = "14\n".withCString { write(writer, $0, 3) }
+        close(writer)
+        _ = try await call.value
+        let resumed = notify.count("WATCHDOG=1")
+        try await notify.wait("WATCHDOG=1", count: resumed + 3)
+        await client.close()
+
+        // What systemd does when the pings stop: SIGABRT. The knobs stay written; the next
+        // start restores them from the journal before it decides again.
+        await daemon.stop(SIGABRT)
+        #expect(try daemon.knobs.sysFiles() != before)
+        try "off\n".write(toFile: daemon.stateDirectory + "/lowpower", atomically: true, encoding: .utf8)
+        try await daemon.start()
+        #expect(daemon.log.contains("restoring knobs left by an earlier run"), "\(daemon.log)")
+        #expect(try daemon.knobs.sysFiles() == before)
+        #expect(await daemon.stop() == 0)
+    }
+
+    /// The system bus restarts (its daemon exits): as UPower, joule restores the knobs and
+    /// exits non-zero with the reason, for systemd's Restart=on-failure.
+    @Test func losingTheBusRestoresKnobsAndExitsNonZero() async throws {
+        let daemon = try await DaemonHarness()
+        let before = try daemon.knobs.sysFiles()
+        let process = try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        #expect(try daemon.knobs.sysFiles() != before)
+        daemon.bus.stop()
+        #expect(await eventually(timeout: 30) { !process.isRunning }, "the daemon outlived its bus: \(daemon.log)")
+        #expect(await process.exitStatus() == 1)
+        #expect(daemon.log.contains("lost the bus"), "\(daemon.log)")
+        #expect(daemon.log.contains("stopped after losing the bus; knobs restored"), "\(daemon.log)")
+        #expect(try daemon.knobs.sysFiles() == before)
+    }
+
+    /// `ulimit -n 64`: flooded with lifecycle clients, the daemon turns the extra ones away
+    /// (closed at once, not left queued), says so, and keeps serving its state.
+    @Test func outOfDescriptorsItRefusesClientsAndKeepsServing() async throws {
+        let daemon = try await DaemonHarness()
+        let process = try await daemon.start(under: ["/usr/bin/prlimit", "--nofile=64:64", "--"])
+        defer { daemon.end() }
+        let client = try await daemon.client()
+        // An app under the daemon's supervision has a lifecycle socket there.
+        let run = try AppRunHarness(extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address])
+        guard await run.waitReady() else { return }
+        let socket = daemon.runtimeDirectory + "/apps/\(run.name).lifecycle"
+        var clients: [SeqPacketClient] = []
+        defer { for client in clients { client.close() } }
+        for _ in 0..<80 { clients.append(try SeqPacketClient(path: socket)) }
+        try await daemon.waitForLog("\(run.name): lifecycle socket: refused a client: ")
+        #expect(daemon.log.contains("Too many open files"), "\(daemon.log)")
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/fd").count
+        #expect(open <= 64)
+        // Still serving: properties and GetStatus answer.
+        #expect(try await daemon.property("LowPowerMode", on: client) == .bool(true))
+        let status = try await daemon.call("GetStatus", on: client)
+        #expect(status.first?.stringValue?.contains("\"lowPowerMode\"") == true)
+        for client in clients { client.close() }
+        clients = []
+        await client.close()
+        #expect(await daemon.stop() == 0)
     }
 
     /// `--session` serves on the session bus (here the private bus as DBUS_SESSION_BUS_ADDRESS,

@@ -81,8 +81,8 @@ final class DaemonHarness: @unchecked Sendable {
     /// 30 s, a bound against hanging) until it is ready: it owns org.joule.Energy1 and has
     /// enacted its first state (what it tells systemd with READY=1, and logs).
     @discardableResult
-    func start(_ arguments: [String] = [], environment: [String: String]? = nil) async throws -> Process {
-        let process = try launch(arguments, environment: environment)
+    func start(_ arguments: [String] = [], environment: [String: String]? = nil, under prefix: [String] = []) async throws -> Process {
+        let process = try launch(arguments, environment: environment, under: prefix)
         for _ in 0..<300 {
             if log.contains("joule daemon: ready: ") { return process }
             if !process.isRunning { break }
@@ -91,12 +91,14 @@ final class DaemonHarness: @unchecked Sendable {
         throw HarnessError("the daemon did not become ready: \(log)")
     }
 
-    /// Starts the daemon without waiting for the name (for runs expected to fail).
-    func launch(_ arguments: [String], environment: [String: String]? = nil) throws -> Process {
+    /// Starts the daemon without waiting for the name (for runs expected to fail); `prefix`
+    /// is a command that execs it (e.g. `prlimit --nofile=64`).
+    func launch(_ arguments: [String], environment: [String: String]? = nil, under prefix: [String] = []) throws -> Process {
         launches += 1
         let process = Process()
-        process.executableURL = CLIHarness.binary
-        process.arguments = ["daemon", "--root", knobs.path, "--config", config] + arguments
+        let command = [CLIHarness.binary.path, "daemon", "--root", knobs.path, "--config", config] + arguments
+        process.executableURL = URL(fileURLWithPath: prefix.first ?? command[0])
+        process.arguments = Array((prefix + command).dropFirst())
         process.environment = environment ?? self.environment
         FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
@@ -105,6 +107,13 @@ final class DaemonHarness: @unchecked Sendable {
         try process.run()
         self.process = process
         return process
+    }
+
+    /// The path of an attribute of the fixture's BAT0, through the class directory's link.
+    func batteryAttribute(_ name: String) throws -> String {
+        let path = knobs.path + "/sys/class/power_supply/BAT0/" + name
+        guard FileManager.default.fileExists(atPath: path) else { throw HarnessError("no \(path) in the fixture") }
+        return path
     }
 
     /// Everything the latest daemon logged so far.

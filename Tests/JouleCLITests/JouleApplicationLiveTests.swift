@@ -1,6 +1,6 @@
 import Foundation
 import JouleApplication
-import Synchronization
+import JouleHardware
 import Testing
 
 /// The JouleApplication library against a real `joule run`: the test process connects to the
@@ -8,7 +8,7 @@ import Testing
 /// app would, while joule suspends and resumes the sleep for real.
 @Suite struct JouleApplicationLiveTests {
     final class Recorder: JouleApplicationDelegate {
-        let calls = Mutex<[String]>([])
+        let calls = Locked<[String]>([])
         func applicationWillResignActive(_ app: JouleApplication) { calls.withLock { $0.append("willResignActive") } }
         func applicationDidEnterBackground(_ app: JouleApplication) { calls.withLock { $0.append("didEnterBackground") } }
         func applicationWillEnterForeground(_ app: JouleApplication) { calls.withLock { $0.append("willEnterForeground") } }
@@ -30,7 +30,7 @@ import Testing
         try await run.move("background")
         await run.wait(20, "didEnterBackground") { recorder.calls.withLock { $0.contains("didEnterBackground") } }
         #expect(app.applicationState == .background)
-        let expired = Mutex(false)
+        let expired = Locked(false)
         let task = try await app.beginBackgroundTask(name: "save") { expired.withLock { $0 = true } }
         #expect(task != .invalid)
         if let remaining = try await app.backgroundTimeRemaining() { #expect(remaining > 0 && remaining <= 12) } else {

@@ -2,7 +2,6 @@ import Foundation
 import JouleHardware
 import JoulePolicy
 import JouleTesting
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -95,7 +94,7 @@ struct TransferDaemonTests {
 
     /// Records org.joule.Transfers1 signals from the moment it is made.
     final class SignalLog: Sendable {
-        private final class Entries: Sendable { let value = Mutex<[[String]]>([]) }
+        private final class Entries: Sendable { let value = Locked<[[String]]>([]) }
         private let seen = Entries()
         private let task: Task<Void, Never>
 
@@ -362,6 +361,52 @@ struct TransferDaemonTests {
         #expect(rig.harness.log.contains("interrupted by a crash"))
     }
 
+    /// SIGKILL at random points (JOULE_KILL_POINTS, default 200) while transfers start, run,
+    /// record durable progress, retry and complete: after each kill the queue opens, holds
+    /// every transfer once, and no `.part` file is shorter than its `durableBytes` (the bytes
+    /// the queue vouches for). Then a last run completes every download, byte for byte.
+    @Test func sigkillAtRandomPointsLosesAndDuplicatesNothing() async throws {
+        let points = Int(ProcessInfo.processInfo.environment["JOULE_KILL_POINTS"] ?? "") ?? 200
+        let rig = try await Rig()
+        defer { rig.end() }
+        // 15 s of trickle each: the kills land while they start, run and record progress.
+        let size = 3_000_000
+        var ids: [String: String] = [:]  // id → destination
+        for n in 0..<2 {
+            let destination = rig.server.destination("k\(n).bin")
+            let id = try await rig.add(TransferRequest(url: rig.server.url("/k\(n)?size=\(size)&trickle=200000"), destination: destination))
+            ids[id] = destination
+        }
+        var generator = SystemRandomNumberGenerator()
+        for point in 0..<points {
+            let process = rig.harness.process
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0..<400, using: &generator)))
+            if let process { _ = await process.end(SIGKILL) }
+            let store = try TransferStore(path: rig.harness.stateDirectory + "/" + TransferStore.fileName)
+            let transfers = try store.list()
+            #expect(transfers.map(\.id).sorted() == ids.keys.sorted(), "after kill \(point): \(transfers.map(\.id))")
+            for transfer in transfers {
+                let part = (ids[transfer.id] ?? "") + ".part"
+                guard let attributes = try? FileManager.default.attributesOfItem(atPath: part),
+                    let length = (attributes[.size] as? NSNumber)?.int64Value
+                else { continue }
+                #expect(length >= transfer.durableBytes, "after kill \(point): \(part) has \(length) bytes, durable \(transfer.durableBytes)")
+            }
+            _ = try rig.harness.launch([])
+        }
+        // A run left alone completes what is left.
+        if let last = rig.harness.process { _ = await last.end(SIGKILL) }
+        try await rig.harness.start()
+        let expected = try SHA256Hasher()
+        expected.update(FaultHTTPServer.body(size: size))
+        let digest = try expected.finalize()
+        for (id, destination) in ids {
+            try await rig.wait(id, for: "completed")
+            #expect(try Self.sha256(destination) == digest)
+            #expect(!FaultHTTPServer.exists(destination + ".part"))
+        }
+    }
+
     @Test func cancelStopsARunningTransferAndRemovesItsPartFile() async throws {
         let rig = try await Rig()
         defer { rig.end() }
@@ -533,6 +578,81 @@ struct TransferDaemonTests {
         do { try await Self.fillTheDisk(rig, mountPoint) } catch { failure = error }
         _ = try? await Program.run("/bin/umount", ["-l", mountPoint])
         if let failure { throw failure }
+    }
+
+    /// The state directory on a 1 MiB tmpfs that fills up, then turns read-only: every Add
+    /// either lands in the queue or is refused naming why, the daemon keeps answering, the
+    /// database (queue and history) passes `PRAGMA integrity_check`, and after a restart every
+    /// transfer it accepted is there, once.
+    @Test func aFullOrReadOnlyStateDirectoryNeverCorruptsTheQueue() async throws {
+        guard CurrentProcess.isRoot else { return }
+        var mounted: String?
+        let rig = try await Rig { harness in
+            try FileManager.default.createDirectory(atPath: harness.stateDirectory, withIntermediateDirectories: true)
+            let mount = try await Program.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", harness.stateDirectory])
+            if mount.status == 0 { mounted = harness.stateDirectory }
+        }
+        defer { rig.end() }
+        // Some sandboxes refuse mounts even to root: nothing to test there.
+        guard let state = mounted else { return }
+        var failure: (any Error)?
+        do { try await Self.fillTheStateDirectory(rig, state) } catch { failure = error }
+        _ = try? await Program.run("/bin/umount", ["-l", state])
+        if let failure { throw failure }
+    }
+
+    static func fillTheStateDirectory(_ rig: Rig, _ state: String) async throws {
+        var accepted: [String] = []
+        var refusals: [String] = []
+        func add(_ n: Int) async {
+            let request = TransferRequest(url: rig.server.url("/f\(n)?size=1000"), destination: rig.server.destination("f\(n).bin"))
+            do {
+                accepted.append(try await rig.add(request))
+            } catch {
+                refusals.append("\(error)")
+            }
+        }
+        for n in 0..<5 { await add(n) }
+        #expect(accepted.count == 5, "\(refusals)")
+        // Fill what is left, then keep adding (and cancelling) while nothing fits.
+        let filler = FileHandle(forWritingAtPath: {
+            FileManager.default.createFile(atPath: state + "/filler", contents: nil)
+            return state + "/filler"
+        }())
+        let chunk = Data(count: 64 * 1024)
+        while (try? filler?.write(contentsOf: chunk)) != nil {}
+        try? filler?.close()
+        for n in 5..<40 { await add(n) }
+        if let last = accepted.last { _ = await rig.failure("Cancel", [.string(last)]) }
+        #expect(!refusals.isEmpty, "a full state directory refused nothing")
+        for refusal in refusals {
+            #expect(["full", "space", "ENOSPC"].contains { refusal.contains($0) }, "\(refusal)")
+        }
+        // Read-only now: refused as well, and named.
+        let readOnly = try await Program.run("/bin/mount", ["-o", "remount,ro", state])
+        if readOnly.status == 0 {
+            let before = refusals.count
+            for n in 40..<45 { await add(n) }
+            #expect(refusals.count > before)
+            for refusal in refusals[before...] {
+                #expect(["read-only", "readonly", "EROFS", "full", "space"].contains { refusal.contains($0) }, "\(refusal)")
+            }
+        }
+        // Still serving.
+        let status = try await rig.harness.call("GetStatus", on: rig.client)
+        #expect(status.first?.stringValue?.contains("\"lowPowerMode\"") == true)
+        #expect(await rig.harness.stop() == 0)
+        let check = try await Program.run("/usr/bin/python3", ["-c", """
+            import sqlite3, sys
+            print(sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True).execute("PRAGMA integrity_check").fetchone()[0])
+            """, state + "/" + TransferStore.fileName])
+        #expect(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok", "\(check.stdout)\(check.stderr)")
+        // Room again: every accepted transfer is there, once.
+        _ = try await Program.run("/bin/mount", ["-o", "remount,rw", state])
+        try FileManager.default.removeItem(atPath: state + "/filler")
+        let store = try TransferStore(path: state + "/" + TransferStore.fileName)
+        let stored = try store.list().map(\.id)
+        #expect(stored.sorted() == accepted.sorted(), "accepted \(accepted), stored \(stored)")
     }
 
     static func fillTheDisk(_ rig: Rig, _ mountPoint: String) async throws {

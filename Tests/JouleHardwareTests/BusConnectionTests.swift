@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 @testable import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 
 /// sd-bus against a real private dbus-daemon (one per test, killed after): exports, property
@@ -15,8 +14,8 @@ import Testing
 
     /// What the test object's handlers saw.
     final class Seen: Sendable {
-        let calls = Mutex<[BusMethodCall]>([])
-        let lowPower = Mutex(false)
+        let calls = Locked<[BusMethodCall]>([])
+        let lowPower = Locked(false)
     }
 
     static func testInterface(_ seen: Seen) -> BusInterface {

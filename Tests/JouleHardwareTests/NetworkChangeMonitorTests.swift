@@ -1,7 +1,6 @@
 import Foundation
 import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 
 /// Whether this process may change links and routes (root with CAP_NET_ADMIN, `ip` installed):
@@ -27,8 +26,8 @@ struct NetworkChangeMonitorTests {
     /// Counts ticks on a task of its own, so a test can wait with a deadline.
     final class TickCounter: Sendable {
         private final class Log: Sendable {
-            let ticks = Mutex(0)
-            let ended = Mutex(false)
+            let ticks = Locked(0)
+            let ended = Locked(false)
         }
         private let log = Log()
         private let task: Task<Void, Never>

@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 
 /// Listeners share the signal handler but not their pipes: one listener's `cancel()` neither
@@ -12,7 +11,7 @@ import Testing
 /// from a test task would leave them pending.
 @Suite(.serialized) struct SignalListenerTests {
     final class Received: Sendable {
-        let signals = Mutex<[TerminationSignal]>([])
+        let signals = Locked<[TerminationSignal]>([])
         func append(_ signal: TerminationSignal) { signals.withLock { $0.append(signal) } }
         var all: [TerminationSignal] { signals.withLock { $0 } }
     }

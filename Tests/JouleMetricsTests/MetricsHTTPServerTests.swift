@@ -3,7 +3,7 @@ import JouleTesting
 import JoulePolicy
 import NIOCore
 import NIOPosix
-import Synchronization
+import JouleHardware
 import Testing
 @testable import JouleMetrics
 
@@ -14,7 +14,7 @@ struct MetricsHTTPServerTests {
 
     /// How many times the server rendered.
     final class Renders: Sendable {
-        private let count = Mutex(0)
+        private let count = Locked(0)
         func next() -> Int { count.withLock { $0 += 1; return $0 } }
         var value: Int { count.withLock { $0 } }
     }

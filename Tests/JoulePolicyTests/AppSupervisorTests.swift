@@ -1,7 +1,6 @@
 import Foundation
 import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 @testable import JoulePolicy
 
@@ -23,12 +22,12 @@ import Glibc
         let clock = ManualClock(now: 1_700_000_000)
         let supervisor: AppSupervisor
         private let record = Record()
-        private let watcher: Mutex<Task<Void, Never>?> = Mutex(nil)
+        private let watcher: Locked<Task<Void, Never>?> = Locked(nil)
 
         /// What the supervisor logged and the event stream delivered, shared with its closures.
         final class Record: Sendable {
-            let log = Mutex<[String]>([])
-            let seen = Mutex<[Seen]>([])
+            let log = Locked<[String]>([])
+            let seen = Locked<[Seen]>([])
         }
 
         /// An event as the stream delivered it, with what `cgroup.freeze` held at that moment.
@@ -281,7 +280,7 @@ import Glibc
             command: ["sh", "-c", script, "sh", fake.cgroupDirectory + "/cgroup.freeze", seenPath, readyPath],
             environment: ["PATH": "/bin:/usr/bin"], cgroupProcs: nil)
         try child.release()
-        let ended = Mutex<ChildProcess.Termination?>(nil)
+        let ended = Locked<ChildProcess.Termination?>(nil)
         let waiter = Task {
             let termination = await child.termination(reapOrphans: false)
             ended.withLock { $0 = termination }

@@ -1,7 +1,6 @@
 import JouleHardware
 import JoulePolicy
 import JouleTesting
-import Synchronization
 import Testing
 
 /// Scanning and region monitoring through bluetoothd, against python3-dbusmock's bluez5
@@ -16,7 +15,7 @@ struct BlueZTransportTests {
 
     /// What a run produced, read by the test while the run goes on.
     final class Collected<T: Sendable>: Sendable {
-        private let items = Mutex<[T]>([])
+        private let items = Locked<[T]>([])
         func append(_ item: T) { items.withLock { $0.append(item) } }
         var all: [T] { items.withLock { $0 } }
     }

@@ -1,7 +1,6 @@
 import JouleTesting
 import Foundation
 import JouleHardware
-import Synchronization
 import Testing
 @testable import JoulePolicy
 
@@ -352,7 +351,7 @@ import Testing
         let engine = try CPUMonitor(
             configuration: configuration, root: tree.path, clock: clock, controller: controller, safety: testMonitor,
             store: nil, ticksPerSecond: 100)
-        let events = Mutex<[CPUMonitorEvent]>([])
+        let events = Locked<[CPUMonitorEvent]>([])
         try await engine.run { event in events.withLock { $0.append(event) } }
         #expect(events.withLock { $0.throttlingNotices.count } == 1)
         #expect(controller.log.contains("SIGSTOP 100"))

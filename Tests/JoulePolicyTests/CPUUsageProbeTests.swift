@@ -1,7 +1,6 @@
 import Foundation
 import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 @testable import JoulePolicy
 
@@ -18,9 +17,9 @@ import Testing
     final class Rig: Sendable {
         let tree: ProcTree
         let memo: CPUStatMemo
-        let clock = Mutex<UInt64>(100_000_000_000)
-        let pauses = Mutex<[Duration]>([])
-        let onPause: Mutex<(busy: UInt64, idle: UInt64)?> = Mutex(nil)
+        let clock = Locked<UInt64>(100_000_000_000)
+        let pauses = Locked<[Duration]>([])
+        let onPause: Locked<(busy: UInt64, idle: UInt64)?> = Locked(nil)
 
         init(busy: UInt64, idle: UInt64, ticksPerSecond: Int = 1000) throws {
             self.ticksPerSecond = ticksPerSecond

@@ -1,7 +1,6 @@
 import Foundation
 import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 @testable import JoulePolicy
 

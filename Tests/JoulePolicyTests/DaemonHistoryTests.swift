@@ -1,21 +1,20 @@
 import Foundation
 import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 @testable import JoulePolicy
 
 /// The lines a recorder logged.
 final class LogLines: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }
 
 /// A stand-in for the daemon's energy meter: whatever the test sets, counting the asks.
 final class FixedEnergy: EnergySnapshotSource {
-    private let watts = Mutex<Double?>(nil)
-    private let asks = Mutex(0)
+    private let watts = Locked<Double?>(nil)
+    private let asks = Locked(0)
 
     init(_ watts: Double?) { self.watts.withLock { $0 = watts } }
 

@@ -1,7 +1,6 @@
 import Foundation
 import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 @testable import JoulePolicy
 
@@ -18,7 +17,7 @@ import Testing
             func close() async { exporter.events.withLock { $0.append("close \(address)") } }
         }
 
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         let refuse: Bool
 
         init(refuse: Bool = false) { self.refuse = refuse }
@@ -86,7 +85,7 @@ import Testing
         try "garbage\n".write(toFile: copy.path + RaspberryPiThrottlingReader.path, atomically: false, encoding: .utf8)
         var parts = try await Self.parts("raspberry-pi-4-no-battery")
         parts.throttling = RaspberryPiThrottlingReader(root: FileRoot(copy.path))
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let metrics = DaemonMetrics(exporter: RecordingExporter(), parts: parts, log: { line in lines.withLock { $0.append(line) } })
         #expect(await metrics.sample().throttling == nil)
         #expect(await metrics.sample().throttling == nil)
@@ -110,7 +109,7 @@ import Testing
             "serve 127.0.0.1:9747", "close 127.0.0.1:9747", "serve [::1]:9100", "close [::1]:9100",
         ])
 
-        let lines = Mutex<[String]>([])
+        let lines = Locked<[String]>([])
         let refused = DaemonMetrics(
             exporter: RecordingExporter(refuse: true), parts: try await Self.parts("raspberry-pi-4-no-battery"),
             log: { line in lines.withLock { $0.append(line) } })

@@ -1,13 +1,12 @@
 import Foundation
 import JouleTesting
 import JouleHardware
-import Synchronization
 import Testing
 @testable import JoulePolicy
 
 /// A device tree in memory that a test edits while the engine runs.
 final class MemoryDeviceSource: DeviceSource {
-    private let devices = Mutex<[String: [DeviceSnapshot]]>([:])
+    private let devices = Locked<[String: [DeviceSnapshot]]>([:])
 
     func set(_ subsystem: String, _ snapshots: [DeviceSnapshot]) {
         devices.withLock { $0[subsystem] = snapshots }
@@ -58,7 +57,7 @@ final class MemoryDeviceSource: DeviceSource {
 
 /// Collects what the engine emits.
 final class EventLog: Sendable {
-    private let events = Mutex<[TimedEvent]>([])
+    private let events = Locked<[TimedEvent]>([])
     func append(_ event: TimedEvent) { events.withLock { $0.append(event) } }
     func take() -> [EnergyEvent] { events.withLock { log in defer { log.removeAll() }; return log.map(\.event) } }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import JouleHardware
 import JouleTesting
-import Synchronization
 import Testing
 @testable import JoulePolicy
 
@@ -12,7 +11,7 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("hw-fixtures").path
 
     final class Collected: Sendable {
-        let outputs = Mutex<[EnforcementSession.Output]>([])
+        let outputs = Locked<[EnforcementSession.Output]>([])
         func append(_ output: EnforcementSession.Output) { outputs.withLock { $0.append(output) } }
         var all: [EnforcementSession.Output] { outputs.withLock { $0 } }
     }

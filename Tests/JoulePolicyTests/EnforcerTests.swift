@@ -1,14 +1,13 @@
 import JouleTesting
 import Foundation
 import JouleHardware
-import Synchronization
 import Testing
 @testable import JoulePolicy
 
 /// Selectors resolved from a table the test edits.
 final class TableResolver: WorkloadResolver {
-    private let table = Mutex<[String: WorkloadResolution]>([:])
-    private let dead = Mutex<Set<ProcessIdentity>>([])
+    private let table = Locked<[String: WorkloadResolution]>([:])
+    private let dead = Locked<Set<ProcessIdentity>>([])
 
     func set(_ className: String, _ targets: [PauseTarget], protected: [ProtectedTarget] = []) {
         table.withLock { $0[className] = WorkloadResolution(targets: targets, protected: protected) }
@@ -226,7 +225,7 @@ final class TableResolver: WorkloadResolver {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The journal's directory is a file: every write fails.
         try "".write(toFile: directory + "/state", atomically: true, encoding: .utf8)
-        let warnings = Mutex<[String]>([])
+        let warnings = Locked<[String]>([])
         let resolver = TableResolver()
         resolver.set("background", [Self.process(100)])
         let controller = RecordingProcessController()

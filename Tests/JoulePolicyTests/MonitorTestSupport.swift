@@ -1,13 +1,12 @@
 import Foundation
 import JouleHardware
-import Synchronization
 @testable import JoulePolicy
 
 /// A clock the test moves by hand; `sleep` jumps straight to the deadline and runs `onSleep`
 /// first, so a whole `run()` plays out instantly and deterministically. Time starts at 0.
 final class JumpingClock: JouleClock {
-    private let time = Mutex<Double>(0)
-    private let hook = Mutex<(@Sendable (Double) -> Void)?>(nil)
+    private let time = Locked<Double>(0)
+    private let hook = Locked<(@Sendable (Double) -> Void)?>(nil)
 
     func now() -> Double { time.withLock { $0 } }
     func set(_ seconds: Double) { time.withLock { $0 = seconds } }
@@ -15,7 +14,7 @@ final class JumpingClock: JouleClock {
     func onSleep(_ body: @escaping @Sendable (Double) -> Void) { hook.withLock { $0 = body } }
 
     /// Sleeping to or past this time throws CancellationError, as a cancelled task's sleep does.
-    let cancelAt = Mutex<Double?>(nil)
+    let cancelAt = Locked<Double?>(nil)
 
     func sleep(until deadline: Double) async throws {
         try Task.checkCancellation()

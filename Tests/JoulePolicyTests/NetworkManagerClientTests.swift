@@ -2,7 +2,6 @@ import Foundation
 import JouleHardware
 import JoulePolicy
 import JouleTesting
-import Synchronization
 import Testing
 
 /// NetworkManagerClient against python3-dbusmock's networkmanager template on a private bus.
@@ -12,7 +11,7 @@ struct NetworkManagerClientTests {
     static let nm = NetworkManagerClient.interface
 
     final class Recorder: Sendable {
-        private final class Log: Sendable { let changes = Mutex<[NetworkManagerClient.Change]>([]) }
+        private final class Log: Sendable { let changes = Locked<[NetworkManagerClient.Change]>([]) }
         private let log = Log()
         private let task: Task<Void, Never>
 

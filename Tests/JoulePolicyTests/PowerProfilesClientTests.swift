@@ -2,13 +2,12 @@ import Foundation
 import JouleHardware
 import JoulePolicy
 import JouleTesting
-import Synchronization
 import Testing
 
 /// Every change a stream delivers, collected by a task of its own so that a test can wait for
 /// one with a deadline instead of hanging on `next()`.
 final class ChangeRecorder: Sendable {
-    private final class Log: Sendable { let changes = Mutex<[PowerProfilesChange]>([]) }
+    private final class Log: Sendable { let changes = Locked<[PowerProfilesChange]>([]) }
     private let log: Log
     private let task: Task<Void, Never>
 
@@ -198,7 +197,7 @@ struct PowerProfilesClientTests {
         try await PrivateBusDaemon.with { daemon in
             let upower = PowerProfilesClient.services[0]
             let legacy = PowerProfilesClient.services[1]
-            final class Profile: Sendable { let value = Mutex("balanced") }
+            final class Profile: Sendable { let value = Locked("balanced") }
             let profile = Profile()
             let ppd = try await BusConnection.open(address: daemon.address)
             for service in PowerProfilesClient.services {

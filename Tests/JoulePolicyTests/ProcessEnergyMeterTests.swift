@@ -2,7 +2,6 @@ import Foundation
 import JouleHardware
 import JoulePolicy
 import JouleTesting
-import Synchronization
 import Testing
 
 /// A fixture machine's sys/ and proc/stat copied into a writable tree, with processes of our

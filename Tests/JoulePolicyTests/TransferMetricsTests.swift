@@ -1,6 +1,5 @@
 import Foundation
 import JouleHardware
-import Synchronization
 import Testing
 @testable import JoulePolicy
 

@@ -13,8 +13,9 @@
 #     VM-SCENARIO <name> PASS|FAIL|SKIP <seconds>s <detail>
 #   and at the end `vm: N passed, M failed` alone on a line.
 # - C helpers Tests/VM/helpers/NAME.c are compiled `gcc -static -O2` by the host to /bin/NAME.
-# - hw-fixtures/ is at /fixtures; joule (release, static Swift stdlib) is /bin/joule; busybox
-#   provides the rest of /bin.
+# - hw-fixtures/ is at /fixtures; joule (release, static Swift stdlib, or VM_JOULE with its
+#   libraries) is /bin/joule; busybox provides the rest of /bin. VM_SANITIZER=thread when
+#   that joule is a ThreadSanitizer build.
 # - cgroup2 is mounted at /sys/fs/cgroup with every controller enabled in the root's
 #   cgroup.subtree_control. The Bluetooth modules (bluetooth, hci_vhci and their dependencies)
 #   are loaded before any scenario runs, so /dev/vhci exists.
@@ -32,6 +33,9 @@ _vm_result() {
 pass() { _vm_result PASS "${*:-ok}"; }
 fail() { _vm_result FAIL "${*:-failed}"; }
 skip() { _vm_result SKIP "${*:-skipped}"; }
+# For a scenario whose pass is joule's own speed: skips when joule is a sanitizer build
+# (VM_SANITIZER, from run.sh), which measures the sanitizer, not joule.
+skip_under_sanitizer() { [ -z "${VM_SANITIZER:-}" ] || skip "under ${VM_SANITIZER}Sanitizer: $*"; }
 
 # Prints a progress note into the scenario's output, which /init shows (prefixed with the
 # scenario's name) above the result line when the scenario fails.

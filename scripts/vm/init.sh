@@ -30,7 +30,10 @@ case " $cmdline " in
 esac
 only=""
 for word in $cmdline; do
-    case "$word" in vm.scenarios=*) only=$(echo "${word#vm.scenarios=}" | tr ',' ' ') ;; esac
+    case "$word" in
+    vm.scenarios=*) only=$(echo "${word#vm.scenarios=}" | tr ',' ' ') ;;
+    vm.sanitizer=*) export VM_SANITIZER=${word#vm.sanitizer=} ;;
+    esac
 done
 
 # Every controller the kernel offers, delegated to the root's children.

@@ -7,7 +7,7 @@
 #
 # Environment: VM_SCENARIOS=a,b (names without .sh, from Tests/VM/scenarios or Tests/VM/bench)
 # runs only those; VM_TIMEOUT (seconds, default
-# 420) bounds the whole boot and run; VM_ACCEL=kvm|tcg forces an accelerator; VM_SMP (2);
+# 420) bounds the whole boot and run; VM_ACCEL=kvm|tcg forces an accelerator; VM_SMP (2); VM_MEMORY (MiB: 1024, 3072 for a ThreadSanitizer joule);
 # VM_JOULE=PATH packs that binary instead of building one.
 # Without a usable qemu it prints SKIPPED and exits 0. The kernel package, the initramfs and the
 # last serial log (.vm-cache/last-run.log) are kept in .vm-cache/, the release build in .build-vm/.
@@ -18,6 +18,7 @@ cache=$repo/.vm-cache
 scratch=$repo/.build-vm
 timeout_s=${VM_TIMEOUT:-420}
 smp=${VM_SMP:-2}
+memory=${VM_MEMORY:-}
 SWIFT=${SWIFT:-swift}
 mkdir -p "$cache"
 
@@ -102,6 +103,16 @@ file -L "$busybox" 2>/dev/null | grep -q 'statically linked' || busybox=/bin/bus
 cp "$busybox" "$stage/bin/busybox"
 ln -s busybox "$stage/bin/sh"   # for /init's #!; init installs the other applets
 strip -o "$stage/bin/joule" "$bin"
+# A ThreadSanitizer joule (`make test`'s) keeps shadow memory and long histories: 1 GiB runs
+# out (TSan's allocator aborts), so it gets 3.
+if [[ -z $memory ]]; then
+    memory=1024
+    grep -q -a -m1 __tsan_init "$bin" && memory=3072
+fi
+# Scenarios whose pass is joule's own speed skip under ThreadSanitizer (lib.sh's
+# skip_under_sanitizer), which slows it several times over on top of TCG.
+sanitizer=""
+grep -q -a -m1 __tsan_init "$bin" && sanitizer="vm.sanitizer=thread"
 # The dynamic loader and the few C libraries joule still links (ldd: libc, libm, libstdc++,
 # libgcc_s, libudev, libbluetooth and what they need), at the same paths.
 while read -r lib; do
@@ -154,14 +165,14 @@ step "initramfs: $(du -h "$initrd" | cut -f1), kernel $kver"
 
 # --- accelerator: KVM only when /dev/kvm opens and a probe boot works --------------------------
 qemu_cmd() {  # qemu_cmd ACCEL APPEND
-    qemu-system-x86_64 -accel "$1" -cpu max -smp "$smp" -m 1024 -nographic -no-reboot -nic none \
+    qemu-system-x86_64 -accel "$1" -cpu max -smp "$smp" -m "$memory" -nographic -no-reboot -nic none \
         -kernel "$vmlinuz" -initrd "$initrd" -append "console=ttyS0 panic=-1 quiet loglevel=1 $2"
 }
 accel=${VM_ACCEL:-}
 if [[ -z $accel ]]; then
     accel=tcg
     if (exec 3<>/dev/kvm) 2>/dev/null; then
-        if timeout 30 bash -c "$(declare -f qemu_cmd); $(declare -p vmlinuz initrd smp); qemu_cmd kvm vm.probe=1" </dev/null 2>&1 \
+        if timeout 30 bash -c "$(declare -f qemu_cmd); $(declare -p vmlinuz initrd smp memory); qemu_cmd kvm vm.probe=1" </dev/null 2>&1 \
             | tr -d '\r' | grep -q '^VM-PROBE OK'; then
             accel=kvm
         else
@@ -175,9 +186,10 @@ step "booting ($accel, ${smp} CPUs, ${timeout_s}s limit): ${want[*]}"
 log=$cache/last-run.log
 only=""
 [[ -n ${VM_SCENARIOS:-} ]] && only="vm.scenarios=$(IFS=,; echo "${want[*]}")"
+only="$only $sanitizer"
 start=$SECONDS
 set +e
-timeout -s KILL "$timeout_s" bash -c "$(declare -f qemu_cmd); $(declare -p vmlinuz initrd smp); qemu_cmd $accel '$only'" </dev/null 2>&1 \
+timeout -s KILL "$timeout_s" bash -c "$(declare -f qemu_cmd); $(declare -p vmlinuz initrd smp memory); qemu_cmd $accel '$only'" </dev/null 2>&1 \
     | tr -d '\r' | tee "$log" | grep --line-buffered -E '^(VM-SCENARIO |vm: |  \[)' | grep --line-buffered -vE '^vm: [0-9]+ passed, [0-9]+ failed$'
 rc=${PIPESTATUS[0]}
 set -e

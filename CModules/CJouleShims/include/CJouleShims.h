@@ -3,6 +3,7 @@
 #define JOULE_SHIMS_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 // pidfd_open(2). glibc 2.36 has a wrapper in <sys/pidfd.h>, which Swift's Glibc module does
@@ -47,6 +48,16 @@ int joule_fs_as(uid_t uid, gid_t gid, const gid_t *groups, int group_count,
 // accept4(2) with SOCK_CLOEXEC | SOCK_NONBLOCK, and SO_PEERCRED's struct ucred: both need
 // _GNU_SOURCE, which Swift's Glibc module is not built with.
 int joule_accept_nonblocking(int fd);
+
+/// Signal listeners' slots (0: free; else the signal mask in the high 32 bits and a pipe's
+/// write end in the low 32), read by `joule_signal_forward` with atomic loads: a handler may
+/// run on any thread while another registers a listener.
+#define JOULE_SIGNAL_SLOTS 32
+uint64_t joule_signal_slot_load(int index);
+void joule_signal_slot_store(int index, uint64_t value);
+/// The sigaction handler: writes the signal number to the pipe of every listener asking for it
+/// (write(2) is async-signal-safe); keeps errno.
+void joule_signal_forward(int number);
 int joule_peer_credentials(int fd, pid_t *pid, uid_t *uid);
 
 // prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of the app reparent to joule, so its whole

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Scanning through bluetoothd instead of a raw HCI socket, as bleak does: `SetDiscoveryFilter`
 /// (`Transport` le, `DuplicateData` true, `RSSI` -127) and `StartDiscovery` on
@@ -30,7 +29,7 @@ public final class BlueZTransport: DiscoveryTransport {
     /// The interfaces bluetoothd offered on the adapter when it was opened (Adapter1, and
     /// AdvertisementMonitorManager1 when it runs with --experimental), with their properties.
     public let adapterInterfaces: [String: [(String, BusValue)]]
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let events = HCIEventQueue()
 
     private struct State {

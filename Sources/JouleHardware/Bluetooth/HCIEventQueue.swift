@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The event side of a live transport (the HCI socket's loop, BlueZ's signals): events
 /// waiting for the reader, the reader waiting for an event, and how the stream ends: stopped
@@ -13,7 +12,7 @@ final class HCIEventQueue: Sendable {
         var failure: HCITransportError?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Bounded: a stalled reader drops old adverts instead of hoarding them.
     private let limit = 4096
 

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The live transport: a raw HCI socket on one adapter, owned by a dedicated loop thread that
 /// waits in poll(2) on the socket and on a wake pipe. Only that thread touches the socket:
@@ -11,7 +10,7 @@ public final class LiveHCITransport: HCITransport {
     private let fd: Int32
     private let wake: (read: Int32, write: Int32)
     private let savedFilter: BluetoothGateway.SocketFilter?
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let events = HCIEventQueue()
     private let commandTimeout: Duration
     private let tick: Duration

@@ -158,6 +158,10 @@ public final class BusConnection: Sendable {
     /// How often the bus thread has woken from poll(2), for tests of frugality.
     var loopWakeups: Int { gateway.wakeups }
 
+    /// Yields once, why, if the bus goes away (its daemon exits or drops this connection),
+    /// then finishes; finishes with nothing when `close` ends the connection.
+    public func lost() -> AsyncStream<BusError> { gateway.lost() }
+
     /// Releases every export and match, fails calls awaiting a reply, and closes the bus.
     public func close() async { await gateway.close() }
 }

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Synchronization
 
 /// Live uevents for some subsystems, as an `AsyncStream`.
 ///

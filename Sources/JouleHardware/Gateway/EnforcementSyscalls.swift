@@ -43,6 +43,9 @@ extension Syscalls {
         return table
     }()
     nonisolated(unsafe) private static var frozenGuardInstalled = false
+    /// Orders the threads that mark and unmark: two claiming the same free slot at once lost a
+    /// path, which a crash then left frozen. The crash handler reads without it.
+    private static let frozenTableLock = Locked(())
 
     /// Installs the stopped-process guard, then crash handlers that first write `0` to every
     /// recorded `cgroup.freeze` (open/write/close are async-signal-safe), then hand over to
@@ -86,26 +89,32 @@ extension Syscalls {
     static func markPossiblyFrozen(_ freezeFile: String) -> Bool {
         let bytes = Array(freezeFile.utf8)
         guard !bytes.isEmpty, bytes.count < frozenSlotSize, !bytes.contains(0) else { return false }
-        if frozenSlot(of: bytes) != nil { return true }
-        for slot in 0..<frozenSlotCount where frozenTable[slot * frozenSlotSize] == 0 {
-            let start = frozenTable + slot * frozenSlotSize
-            // Write the tail first and the first byte last: the handler never sees half a path.
-            for (index, byte) in bytes.enumerated().dropFirst() { start[index] = CChar(bitPattern: byte) }
-            start[bytes.count] = 0
-            start[0] = CChar(bitPattern: bytes[0])
-            return true
+        return frozenTableLock.withLock { _ in
+            if frozenSlot(of: bytes) != nil { return true }
+            for slot in 0..<frozenSlotCount where frozenTable[slot * frozenSlotSize] == 0 {
+                let start = frozenTable + slot * frozenSlotSize
+                // Write the tail first and the first byte last: the handler never sees half a path.
+                for (index, byte) in bytes.enumerated().dropFirst() { start[index] = CChar(bitPattern: byte) }
+                start[bytes.count] = 0
+                start[0] = CChar(bitPattern: bytes[0])
+                return true
+            }
+            return false
         }
-        return false
     }
 
     /// Forgets `freezeFile` once it has been thawed for good.
     static func unmarkPossiblyFrozen(_ freezeFile: String) {
         let bytes = Array(freezeFile.utf8)
-        if let slot = frozenSlot(of: bytes) { frozenTable[slot * frozenSlotSize] = 0 }
+        frozenTableLock.withLock { _ in
+            if let slot = frozenSlot(of: bytes) { frozenTable[slot * frozenSlotSize] = 0 }
+        }
     }
 
     /// Whether `freezeFile` is recorded as possibly frozen (for tests of the freezer).
-    static func isMarkedPossiblyFrozen(_ freezeFile: String) -> Bool { frozenSlot(of: Array(freezeFile.utf8)) != nil }
+    static func isMarkedPossiblyFrozen(_ freezeFile: String) -> Bool {
+        frozenTableLock.withLock { _ in frozenSlot(of: Array(freezeFile.utf8)) != nil }
+    }
 
     private static func frozenSlot(of bytes: [UInt8]) -> Int? {
         for slot in 0..<frozenSlotCount {

@@ -159,24 +159,32 @@ extension Syscalls {
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Orders the threads that mark and unmark: two claiming the same free slot at once lost
+    /// one PID, which a crash then left stopped. The crash handler reads without it.
+    private static let stoppedTableLock = Locked(())
+
     /// Records `pid` as possibly stopped by us; false when the table is full.
     static func markPossiblyStopped(_ pid: Int32) -> Bool {
         guard pid > 0 else { return false }
-        for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { return true }
-        for index in 0..<stoppedTableCapacity where stoppedTable[index] == 0 {
-            stoppedTable[index] = pid
-            return true
+        return stoppedTableLock.withLock { _ in
+            for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { return true }
+            for index in 0..<stoppedTableCapacity where stoppedTable[index] == 0 {
+                stoppedTable[index] = pid
+                return true
+            }
+            return false
         }
-        return false
     }
 
     /// Forgets `pid` once it has been continued for good (or has exited).
     static func unmarkPossiblyStopped(_ pid: Int32) {
-        for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { stoppedTable[index] = 0 }
+        stoppedTableLock.withLock { _ in
+            for index in 0..<stoppedTableCapacity where stoppedTable[index] == pid { stoppedTable[index] = 0 }
+        }
     }
 
     /// Whether `pid` is recorded as possibly stopped (for tests of process control).
     static func isMarkedPossiblyStopped(_ pid: Int32) -> Bool {
-        (0..<stoppedTableCapacity).contains { stoppedTable[$0] == pid }
+        stoppedTableLock.withLock { _ in (0..<stoppedTableCapacity).contains { stoppedTable[$0] == pid } }
     }
 }

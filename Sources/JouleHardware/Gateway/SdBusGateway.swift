@@ -20,7 +20,7 @@ final class SdBusGateway: Sendable {
     /// The address, for error messages.
     let target: String
     private let wake: (read: Int32, write: Int32)
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let pollReturns = Atomic<Int>(0)
 
     /// How many times the loop has come back from poll(2): flat while the bus is idle.
@@ -31,6 +31,10 @@ final class SdBusGateway: Sendable {
         var closing = false
         var ended = false
         var closed: [CheckedContinuation<Void, Never>] = []
+        /// Why the connection ended without being asked to (the bus went away), once it has.
+        var lost: BusError?
+        var lostWatchers: [Int: AsyncStream<BusError>.Continuation] = [:]
+        var lastWatcher = 0
     }
 
     private init(target: String, wake: (read: Int32, write: Int32)) {
@@ -52,7 +56,7 @@ final class SdBusGateway: Sendable {
             throw .system(operation: "pipe", target: address, errno: error.errno ?? .ioError)
         }
         let gateway = SdBusGateway(target: address, wake: pipe)
-        let opened = await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, BusError>, Never>) in
+        let opened = await Handoff<Result<String, BusError>>.wait { continuation in
             let started = startThread { Loop.run(gateway: gateway, address: address, opened: continuation) }
             if let started { continuation.resume(returning: .failure(started)) }
         }
@@ -75,7 +79,7 @@ final class SdBusGateway: Sendable {
     func perform<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (Loop) throws(BusError) -> T
     ) async throws(BusError) -> T {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, BusError>, Never>) in
+        let result = await Handoff<Result<T, BusError>>.wait { continuation in
             let accepted = submit { loop in
                 do throws(BusError) { continuation.resume(returning: .success(try body(loop))) } catch {
                     continuation.resume(returning: .failure(error))
@@ -92,7 +96,7 @@ final class SdBusGateway: Sendable {
         timeoutMicroseconds: UInt64
     ) async throws(BusError) -> [BusValue] {
         let operation = "\(interface).\(member)"
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[BusValue], BusError>, Never>) in
+        let result = await Handoff<Result<[BusValue], BusError>>.wait { continuation in
             let accepted = submit { loop in
                 loop.startCall(
                     destination: destination, path: path, interface: interface, member: member,
@@ -122,6 +126,28 @@ final class SdBusGateway: Sendable {
         Syscalls.poke(wake.write)
     }
 
+    /// Yields once, why, if the connection ends without `close` (the bus went away), then
+    /// finishes; finishes without a value when it is closed from here.
+    func lost() -> AsyncStream<BusError> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BusError.self)
+        let id: Int? = inbox.withLock { inbox in
+            if inbox.ended {
+                if let lost = inbox.lost { continuation.yield(lost) }
+                continuation.finish()
+                return nil
+            }
+            inbox.lastWatcher += 1
+            inbox.lostWatchers[inbox.lastWatcher] = continuation
+            return inbox.lastWatcher
+        }
+        if let id {
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.inbox.withLock { $0.lostWatchers.removeValue(forKey: id) }
+            }
+        }
+        return stream
+    }
+
     fileprivate func takeJobs() -> (jobs: [Job], closing: Bool) {
         inbox.withLock { inbox in
             defer { inbox.jobs.removeAll() }
@@ -129,14 +155,23 @@ final class SdBusGateway: Sendable {
         }
     }
 
-    fileprivate func markEnded() {
-        let waiters = inbox.withLock { inbox in
+    /// The loop is over; `lost` says why when nobody asked it to close.
+    fileprivate func markEnded(lost: BusError? = nil) {
+        let (waiters, watchers, reason) = inbox.withLock { inbox in
             inbox.ended = true
             inbox.jobs.removeAll()
-            defer { inbox.closed.removeAll() }
-            return inbox.closed
+            if !inbox.closing { inbox.lost = lost }
+            defer {
+                inbox.closed.removeAll()
+                inbox.lostWatchers.removeAll()
+            }
+            return (inbox.closed, Array(inbox.lostWatchers.values), inbox.lost)
         }
         for waiter in waiters { waiter.resume() }
+        for watcher in watchers {
+            if let reason { watcher.yield(reason) }
+            watcher.finish()
+        }
     }
 
     /// One read: the pipe blocks, and poll(2) is level-triggered, so bytes left over (more
@@ -171,6 +206,34 @@ final class SdBusGateway: Sendable {
     }
 }
 
+// MARK: Results from the bus thread
+
+extension SdBusGateway {
+    /// A result made on the bus thread for the task awaiting it. It travels through a lock as
+    /// well as the continuation: ThreadSanitizer does not see the Concurrency runtime order a
+    /// resume from this foreign thread before the awaiting task reads the value, and reported
+    /// every reply as a race.
+    struct Handoff<Value: Sendable>: Sendable {
+        private let box: Locked<Value?>
+        private let continuation: CheckedContinuation<Void, Never>
+
+        func resume(returning value: Value) {
+            box.withLock { $0 = value }
+            continuation.resume()
+        }
+
+        /// Runs `start` with a handoff and returns what it was resumed with.
+        static func wait(_ start: (Handoff) -> Void) async -> Value {
+            let box = Locked<Value?>(nil)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                start(Handoff(box: box, continuation: continuation))
+            }
+            // A handoff resumes only after storing its value.
+            return box.withLock { $0.take()! }
+        }
+    }
+}
+
 // MARK: The bus thread
 
 extension SdBusGateway {
@@ -197,7 +260,7 @@ extension SdBusGateway {
         }
 
         static func run(
-            gateway: SdBusGateway, address: String, opened: CheckedContinuation<Result<String, BusError>, Never>
+            gateway: SdBusGateway, address: String, opened: Handoff<Result<String, BusError>>
         ) {
             var created: OpaquePointer?
             var status = sd_bus_new(&created)
@@ -229,26 +292,30 @@ extension SdBusGateway {
             }
             let loop = Loop(gateway: gateway, bus: bus)
             opened.resume(returning: .success(unique.map { String(cString: $0) } ?? ""))
-            loop.serve()
+            let lost = loop.serve()
             loop.shutdown()
-            gateway.markEnded()
+            gateway.markEnded(lost: lost)
         }
 
         /// Runs jobs, dispatches everything sd-bus has, then sleeps in poll(2) until the bus
         /// descriptor, its next timeout (a pending call's) or the wake pipe says otherwise.
-        private func serve() {
+        /// Returns nil when asked to close, or why the bus went away.
+        private func serve() -> BusError? {
             while true {
                 let (jobs, closing) = gateway.takeJobs()
                 for job in jobs { job(self) }
-                if closing { return }
+                if closing { return nil }
                 while true {
                     let status = sd_bus_process(bus, nil)
-                    if status < 0 { return }  // disconnected: shutdown fails what is pending
+                    // Disconnected (ECONNRESET, ENOTCONN): shutdown fails what is pending.
+                    if status < 0 { return .system(operation: "sd_bus_process", target: gateway.target, errno: Errno(-status)) }
                     if status == 0 { break }
                 }
                 let fd = sd_bus_get_fd(bus)
                 let events = sd_bus_get_events(bus)
-                if fd < 0 || events < 0 { return }
+                if fd < 0 || events < 0 {
+                    return .system(operation: "sd_bus_get_events", target: gateway.target, errno: Errno(-min(fd, events)))
+                }
                 var deadline: UInt64 = .max
                 _ = sd_bus_get_timeout(bus, &deadline)
                 var fds = [
@@ -257,7 +324,7 @@ extension SdBusGateway {
                 ]
                 let ready = poll(&fds, 2, Self.milliseconds(until: deadline))
                 gateway.pollReturns.add(1, ordering: .relaxed)
-                if ready < 0 && errno != EINTR { return }
+                if ready < 0 && errno != EINTR { return .system(operation: "poll", target: gateway.target, errno: Errno(errno)) }
                 if fds[1].revents != 0 { gateway.drainWake() }
             }
         }
@@ -590,7 +657,7 @@ extension SdBusGateway {
 
         fileprivate func startCall(
             destination: String, path: String, interface: String, member: String, arguments: [BusValue],
-            timeoutMicroseconds: UInt64, continuation: CheckedContinuation<Result<[BusValue], BusError>, Never>
+            timeoutMicroseconds: UInt64, continuation: Handoff<Result<[BusValue], BusError>>
         ) {
             let operation = "\(interface).\(member)"
             let message: OpaquePointer
@@ -780,11 +847,11 @@ extension SdBusGateway {
         let operation: String
         let destination: String
         unowned let loop: Loop
-        let continuation: CheckedContinuation<Result<[BusValue], BusError>, Never>
+        let continuation: Handoff<Result<[BusValue], BusError>>
 
         init(
             id: Int, operation: String, destination: String, loop: Loop,
-            continuation: CheckedContinuation<Result<[BusValue], BusError>, Never>
+            continuation: Handoff<Result<[BusValue], BusError>>
         ) {
             self.id = id
             self.operation = operation

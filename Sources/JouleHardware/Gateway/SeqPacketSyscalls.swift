@@ -76,11 +76,28 @@ extension Syscalls {
         return fd
     }
 
-    /// accept4(2), close-on-exec and non-blocking; nil when nothing is pending.
-    static func acceptConnection(_ fd: Int32) -> Int32? {
-        let accepted = joule_accept_nonblocking(fd)
-        return accepted >= 0 ? accepted : nil
+    enum Accepted {
+        case connection(Int32)
+        /// Nothing pending (EAGAIN), or a client that left before it was taken.
+        case none
+        case failed(Errno)
     }
+
+    /// accept4(2), close-on-exec and non-blocking.
+    static func acceptConnection(_ fd: Int32) -> Accepted {
+        let accepted = joule_accept_nonblocking(fd)
+        if accepted >= 0 { return .connection(accepted) }
+        let failure = Errno.current
+        switch failure.rawValue {
+        case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED, EPROTO: return .none
+        default: return .failed(failure)
+        }
+    }
+
+    /// A descriptor held in reserve (/dev/null) so that, out of descriptors, a pending client
+    /// can still be accepted and closed: otherwise it stays queued, the listener stays
+    /// readable, and poll(2) spins.
+    static func openSpareDescriptor() -> Int32 { Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC) }
 
     /// SO_PEERCRED: the peer's PID and UID at connect time.
     static func peerCredentials(_ fd: Int32) -> (pid: Int32, uid: UInt32)? {

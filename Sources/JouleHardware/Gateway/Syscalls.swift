@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
+import CJouleShims
 import SystemPackage
 
 /// The one place where the hardware layer calls the C library for files and processes, with
@@ -259,16 +259,10 @@ extension Syscalls {
 // MARK: signals
 
 extension Syscalls {
-    /// One slot per signal listener, read by the handler below: 0 when free, else the
-    /// listener's signal mask in the high 32 bits and its pipe's write end in the low 32.
-    /// A plain aligned 64-bit load is all the handler does with a slot.
-    private static let signalSlotCount = 32
-    nonisolated(unsafe) private static var signalSlots: UnsafeMutablePointer<UInt64> = {
-        let slots = UnsafeMutablePointer<UInt64>.allocate(capacity: signalSlotCount)
-        slots.initialize(repeating: 0, count: signalSlotCount)
-        return slots
-    }()
-    private static let signalSlotLock = Mutex(())
+    /// Listeners' slots live in C (`joule_signal_slot_*`), read by the C handler with atomic
+    /// loads; the lock orders registrations among themselves.
+    private static let signalSlotCount = Int(JOULE_SIGNAL_SLOTS)
+    private static let signalSlotLock = Locked(())
 
     /// A listener's pipe: read the signal numbers from `read`; `slot` identifies it to
     /// `closeSignalPipe`.
@@ -288,8 +282,8 @@ extension Syscalls {
         let ends = try pipe()
         _ = fcntl(ends.write, F_SETFL, O_NONBLOCK)
         let slot: Int? = signalSlotLock.withLock { _ in
-            guard let free = (0..<signalSlotCount).first(where: { signalSlots[$0] == 0 }) else { return nil }
-            signalSlots[free] = mask << 32 | UInt64(UInt32(bitPattern: ends.write))
+            guard let free = (0..<signalSlotCount).first(where: { joule_signal_slot_load(Int32($0)) == 0 }) else { return nil }
+            joule_signal_slot_store(Int32(free), mask << 32 | UInt64(UInt32(bitPattern: ends.write)))
             return free
         }
         guard let slot else {
@@ -297,20 +291,9 @@ extension Syscalls {
             _ = Glibc.close(ends.write)
             throw HardwareError(operation: "signal listener", path: "signals", detail: "too many signal listeners")
         }
-        let handler: @convention(c) (Int32) -> Void = { number in
-            guard number > 0 && number < 32 else { return }
-            let saved = errno
-            for index in 0..<Syscalls.signalSlotCount {
-                let value = Syscalls.signalSlots[index]
-                guard value >> 32 & (1 << UInt64(number)) != 0 else { continue }
-                var byte = UInt8(truncatingIfNeeded: number)
-                _ = Glibc.write(Int32(bitPattern: UInt32(truncatingIfNeeded: value)), &byte, 1)
-            }
-            errno = saved
-        }
         for number in signals {
             var action = sigaction()
-            action.__sigaction_handler.sa_handler = handler
+            action.__sigaction_handler.sa_handler = joule_signal_forward
             action.sa_flags = SA_RESTART
             sigemptyset(&action.sa_mask)
             guard sigaction(number, &action, nil) == 0 else {
@@ -328,9 +311,9 @@ extension Syscalls {
     /// handler running on another thread may still hold its descriptor.
     static func closeSignalPipe(_ pipe: SignalPipe, signals: [Int32]) {
         let stillWanted: UInt64 = signalSlotLock.withLock { _ in
-            signalSlots[pipe.slot] = 0
+            joule_signal_slot_store(Int32(pipe.slot), 0)
             var mask: UInt64 = 0
-            for index in 0..<signalSlotCount { mask |= signalSlots[index] >> 32 }
+            for index in 0..<signalSlotCount { mask |= joule_signal_slot_load(Int32(index)) >> 32 }
             return mask
         }
         for number in signals where number > 0 && number < 32 && stillWanted & (1 << UInt64(number)) == 0 {

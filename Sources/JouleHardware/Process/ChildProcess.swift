@@ -3,7 +3,6 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import Synchronization
 
 /// A command `joule run` started: forked into its cgroup and held at a gate until the
 /// supervisor has registered it (so nothing it does escapes supervision), then exec'ed.
@@ -39,8 +38,8 @@ public final class ChildProcess: Sendable {
 
     public let pid: Int32
     public let command: String
-    private let gate: Mutex<(read: Int32, write: Int32)?>
-    private let report: Mutex<Int32?>
+    private let gate: Locked<(read: Int32, write: Int32)?>
+    private let report: Locked<Int32?>
 
     /// Forks `command` (argv[0] looked up on `PATH` from `environment`), joining the cgroup
     /// whose `cgroup.procs` file is `cgroupProcs` first when given. The child waits at the
@@ -70,8 +69,8 @@ public final class ChildProcess: Sendable {
             }
             Syscalls.close(gate.read)
             pid = started.pid
-            self.gate = Mutex((gate.read, gate.write))
-            report = Mutex(started.report)
+            self.gate = Locked((gate.read, gate.write))
+            report = Locked(started.report)
         } catch {
             throw StartError(command: name, reason: error.description)
         }

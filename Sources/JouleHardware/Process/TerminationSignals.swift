@@ -1,4 +1,3 @@
-import Synchronization
 
 /// SIGINT, SIGTERM and SIGHUP as an async stream, so a long-running command can stop cleanly
 /// (for the CPU monitor: continue every process it stopped) instead of dying mid-cycle.
@@ -15,5 +14,5 @@ public enum TerminationSignals {
         return stream
     }
 
-    private static let retained = Mutex<[SignalListener]>([])
+    private static let retained = Locked<[SignalListener]>([])
 }

@@ -1,4 +1,3 @@
-import Synchronization
 import SystemPackage
 
 /// A SQLite database file for state that must survive crashes (the transfer queue), usable
@@ -17,7 +16,7 @@ import SystemPackage
 /// `busyTimeout` for the other's write lock before failing with SQLITE_BUSY.
 public final class SQLiteDatabase: Sendable {
     public let path: String
-    private let connection: Mutex<SQLiteConnection>
+    private let connection: Locked<SQLiteConnection>
 
     /// Opens the database at `path`, creating it with `mode` (0600: transfers carry URLs and
     /// headers that may hold credentials; sqlite gives its -wal and -shm files the same mode).
@@ -39,7 +38,7 @@ public final class SQLiteDatabase: Sendable {
                 message: "the file system refused WAL mode (journal mode is \(journal ?? "unknown"))")
         }
         try gateway.executeScript("PRAGMA synchronous=FULL")
-        connection = Mutex(SQLiteConnection(gateway: gateway))
+        connection = Locked(SQLiteConnection(gateway: gateway))
     }
 
     /// Opens an existing database for reading only, as a client reads the daemon's file: no
@@ -52,7 +51,7 @@ public final class SQLiteDatabase: Sendable {
             throw SQLiteError(operation: "open", path: path, sql: nil, code: 14, message: "no such file")
         }
         let gateway = try SQLiteGateway(path: path, busyTimeoutMilliseconds: Self.milliseconds(busyTimeout), readOnly: true)
-        connection = Mutex(SQLiteConnection(gateway: gateway))
+        connection = Locked(SQLiteConnection(gateway: gateway))
     }
 
     private static func milliseconds(_ span: Duration) -> Int32 {

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// A serial executor that is one thread sleeping in poll(2) until its next timer or until
 /// another thread hands it work. An engine (an actor) that runs on it and sleeps with
@@ -25,7 +24,7 @@ public final class LoopExecutor: SerialExecutor, TaskExecutor, Sendable {
         var wakeups = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let wake: (read: Int32, write: Int32)
 
     /// Starts the thread, named `name` in /proc (15 bytes kept).

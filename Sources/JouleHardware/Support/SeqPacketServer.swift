@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A listening AF_UNIX SOCK_SEQPACKET socket served by one thread in poll(2): the lifecycle
 /// socket an app connects to (`JOULE_LIFECYCLE_SOCKET`) and the control socket of
@@ -12,14 +11,17 @@ public final class SeqPacketServer: Sendable {
         /// the limit (only `limit + 1` bytes are kept).
         case packet(Int, bytes: [UInt8], length: Int)
         case closed(Int)
+        /// A client was turned away: accept(2) failed (EMFILE, out of descriptors). It was
+        /// accepted with the reserve descriptor and closed at once, so it hears EOF, not silence.
+        case refused(Errno)
     }
 
     public let path: String
     public let limit: Int
     public let events: AsyncStream<Event>
-    /// Connection id → descriptor, shared with the thread (a class: a Mutex cannot be captured).
+    /// Connection id → descriptor, shared with the thread.
     private final class Table: Sendable {
-        let fds = Mutex<[Int: Int32]>([:])
+        let fds = Locked<[Int: Int32]>([:])
     }
     private let table = Table()
     private let thread: StoppableThread
@@ -36,19 +38,33 @@ public final class SeqPacketServer: Sendable {
         do {
             thread = try StoppableThread(name: "joule-seqpacket", body: { stopFD, ready throws(HardwareError) in
                 ready()
+                var spare = Syscalls.openSpareDescriptor()
+                defer { if spare >= 0 { Syscalls.close(spare) } }
                 var next = 1
                 var order: [(id: Int, fd: Int32)] = []
                 while true {
                     let fds = [stopFD, listener] + order.map(\.fd)
                     let readable = Syscalls.pollReadable(fds, timeout: -1)
                     if readable.contains(0) { return }
-                    if readable.contains(1), let fd = Syscalls.acceptConnection(listener) {
-                        let id = next
-                        next += 1
-                        order.append((id, fd))
-                        table.fds.withLock { $0[id] = fd }
-                        let peer = Syscalls.peerCredentials(fd)
-                        continuation.yield(.connected(id, pid: peer?.pid, uid: peer?.uid))
+                    if readable.contains(1) {
+                        switch Syscalls.acceptConnection(listener) {
+                        case .connection(let fd):
+                            let id = next
+                            next += 1
+                            order.append((id, fd))
+                            table.fds.withLock { $0[id] = fd }
+                            let peer = Syscalls.peerCredentials(fd)
+                            continuation.yield(.connected(id, pid: peer?.pid, uid: peer?.uid))
+                        case .none:
+                            break
+                        case .failed(let failure):
+                            Syscalls.close(spare)
+                            if case .connection(let fd) = Syscalls.acceptConnection(listener) { Syscalls.close(fd) }
+                            spare = Syscalls.openSpareDescriptor()
+                            continuation.yield(.refused(failure))
+                            // Still failing with the reserve spent: do not spin on the listener.
+                            if spare < 0 { _ = Syscalls.pollReadable([stopFD], timeout: 100) }
+                        }
                     }
                     var gone: Set<Int> = []
                     for index in readable where index >= 2 {

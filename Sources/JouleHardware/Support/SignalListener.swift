@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Delivers SIGINT, SIGTERM (and any other termination signals asked for) to a Swift callback
 /// on a thread of its own, so long-running commands stop cleanly: stop scanning, continue what
@@ -11,7 +10,7 @@ public final class SignalListener: Sendable {
 
     /// Shared between the listener and its thread.
     private final class Flag: Sendable {
-        let value = Mutex(true)
+        let value = Locked(true)
     }
 
     public init(_ signals: [TerminationSignal], handler: @escaping @Sendable (TerminationSignal) -> Void) throws(HardwareError) {

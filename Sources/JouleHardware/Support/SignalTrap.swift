@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Turns SIGINT and SIGTERM (or the signals given) into a callback, so a long-running engine
 /// can stop cleanly (stop scanning, resume paused work) instead of dying mid-way. The handlers
@@ -37,7 +36,7 @@ extension SignalTrap {
 
 /// Hands a signal to a task that may not exist yet: firing before `attach` cancels on attach.
 private final class CancellationRelay: Sendable {
-    private let state = Mutex<(fired: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
+    private let state = Locked<(fired: Bool, cancel: (@Sendable () -> Void)?)>((false, nil))
 
     func fire() {
         let cancel = state.withLock { state -> (@Sendable () -> Void)? in

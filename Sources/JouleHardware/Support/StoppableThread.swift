@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// A thread of its own for a gateway loop that sleeps in poll(2) on its socket and on a stop
 /// pipe (the udev and rtnetlink monitors): C objects stay on the thread that made them.
@@ -7,7 +6,7 @@ import Synchronization
 /// deinit) wakes the loop through the pipe. `finished` runs on the thread when the loop ends.
 final class StoppableThread: Sendable {
     private let wake: (read: Int32, write: Int32)
-    private let stopped = Mutex(false)
+    private let stopped = Locked(false)
 
     /// - Parameter body: the loop, given the stop pipe's read end and the ready callback.
     init(
@@ -17,7 +16,7 @@ final class StoppableThread: Sendable {
     ) throws(HardwareError) {
         wake = try Syscalls.pipe()
         let started = DispatchSemaphore(value: 0)
-        let failure = Mutex<HardwareError?>(nil)
+        let failure = Locked<HardwareError?>(nil)
         let stopFD = wake.read
         do throws(HardwareError) {
             try Syscalls.detachThread(name: name) {

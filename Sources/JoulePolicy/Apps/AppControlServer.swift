@@ -14,6 +14,8 @@ public final class AppControlServer: Sendable {
             for await event in server.events {
                 switch event {
                 case .connected: break
+                case .refused(let failure):
+                    log("control socket: refused a client: \(failure)")
                 case .closed(let id):
                     watchers.removeValue(forKey: id)?.cancel()
                 case .packet(let id, let bytes, let length):

@@ -224,6 +224,8 @@ public actor AppSupervisor {
         switch event {
         case .connected:
             break
+        case .refused(let failure):
+            log("\(name): lifecycle socket: refused a client: \(failure)")
         case .packet(let id, let bytes, let length):
             let message: LifecycleMessage
             do {

@@ -1,5 +1,4 @@
 import JouleHardware
-import Synchronization
 
 /// What a running region monitor shows `/metrics`: whether each region is inside, and its
 /// beacons' recent RSSI. The runner records into it as it goes (one lock per advert of a
@@ -11,11 +10,11 @@ public final class BeaconRegionGauges: Sendable {
     }
 
     private let regions: [BeaconRegion]
-    private let state: Mutex<[Region]>
+    private let state: Locked<[Region]>
 
     public init(regions: [BeaconRegion]) {
         self.regions = regions
-        state = Mutex(Array(repeating: Region(), count: regions.count))
+        state = Locked(Array(repeating: Region(), count: regions.count))
     }
 
     /// An entry or an exit. An exit forgets the region's RSSI: outside, there is none.

@@ -1,10 +1,10 @@
-import Synchronization
+import JouleHardware
 
 /// Sleeps so that replayed events arrive at the capture's pace: the first event's time is
 /// now, each later one waits until its offset from the first has passed.
 public final class ReplayPacer: Sendable {
     private let start = ContinuousClock.now
-    private let first = Mutex<Int64?>(nil)
+    private let first = Locked<Int64?>(nil)
 
     public init() {}
 

@@ -1,12 +1,12 @@
-import Synchronization
+import JouleHardware
 
 /// Where the energy policy (Low Power Mode, thermal state) tells running scans to lower or
 /// stop their duty cycle. Any task may set it; the session runner reads it before each event
 /// and applies a change at once.
 public final class ScanPolicySwitch: Sendable {
-    private let value: Mutex<ScanPolicyInput>
+    private let value: Locked<ScanPolicyInput>
 
-    public init(_ initial: ScanPolicyInput = .normal) { value = Mutex(initial) }
+    public init(_ initial: ScanPolicyInput = .normal) { value = Locked(initial) }
 
     public var current: ScanPolicyInput { value.withLock { $0 } }
 

@@ -1,5 +1,4 @@
 import JouleHardware
-import Synchronization
 
 /// A client of a running `joule daemon`: the `org.joule.Energy1` object on the session or
 /// system bus, for `joule status`, `joule lowpower`, `joule watch` and `JouleProcessInfo`.
@@ -222,9 +221,9 @@ public final class DaemonClient: Sendable {
     /// The properties as the signals leave them; turns signals into events. Shared by the
     /// forwarding task and `events()`, hence the lock.
     final class Tracker: Sendable {
-        private let current: Mutex<EnergyService.State>
+        private let current: Locked<EnergyService.State>
 
-        init(_ state: EnergyService.State) { current = Mutex(state) }
+        init(_ state: EnergyService.State) { current = Locked(state) }
 
         var state: EnergyService.State { current.withLock { $0 } }
 

@@ -1,5 +1,4 @@
 import JouleHardware
-import Synchronization
 
 /// The `org.joule.Energy1` object: the engines' state as D-Bus properties (read from a
 /// snapshot under a lock, so a property read never waits for the engines), its methods,
@@ -62,8 +61,8 @@ public final class EnergyService: Sendable {
 
     /// Shared with the property getters, which run on the bus thread.
     private final class Snapshot: Sendable {
-        let value: Mutex<State>
-        init(_ state: State) { value = Mutex(state) }
+        let value: Locked<State>
+        init(_ state: State) { value = Locked(state) }
     }
 
     private let bus: BusConnection

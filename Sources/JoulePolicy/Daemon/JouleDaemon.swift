@@ -63,12 +63,15 @@ public actor JouleDaemon {
         case bus(String)
         case devices(HardwareError)
         case setup(String)
+        /// The bus went away while serving (the knobs are restored by then).
+        case busLost(BusError)
 
         public var description: String {
             switch self {
             case .configuration(let error): "\(error)"
             case .bus(let message), .setup(let message): message
             case .devices(let error): "cannot read devices: \(error)"
+            case .busLost(let error): "lost the bus: \(error)"
             }
         }
 
@@ -200,7 +203,7 @@ public actor JouleDaemon {
         notifier.ready(status: ready)
         log("ready: \(ready)")
 
-        await serve(engine: engine, signals: signals)
+        let lost = await serve(engine: engine, signals: signals)
 
         notifier.stopping()
         await metrics?.stop()
@@ -214,34 +217,74 @@ public actor JouleDaemon {
         try? await bus.releaseName(EnergyService.busName)
         await bus.close()
         if let systemBus, systemBus !== bus { await systemBus.close() }
+        if let lost {
+            log("stopped after losing the bus; knobs restored")
+            throw .busLost(lost)
+        }
         log("stopped; knobs restored")
     }
 
-    /// Runs the engine, power-profiles-daemon's changes and the watchdog until SIGTERM or
-    /// SIGINT; SIGHUP reloads.
-    private func serve(engine: EnergyMonitor, signals: AsyncStream<TerminationSignal>) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await engine.run { [weak self] event in await self?.handle(event) } }
-            if let interval = notifier.watchdogPingInterval {
-                let notifier = self.notifier
-                group.addTask {
-                    while (try? await Task.sleep(for: interval)) != nil { notifier.watchdog() }
-                }
+    /// How serving ended: a signal, or a bus that went away.
+    private enum Ending: Sendable {
+        case signal(TerminationSignal)
+        case busLost(BusError)
+        /// A task that ended without deciding (cancelled, or its stream finished).
+        case nothing
+    }
+
+    /// Runs the engine (which pings the watchdog), power-profiles-daemon's changes and the
+    /// signals until SIGTERM or SIGINT (nil) or until a bus goes away (why); SIGHUP reloads.
+    private func serve(engine: EnergyMonitor, signals: AsyncStream<TerminationSignal>) async -> BusError? {
+        // The watchdog's ping comes from the engine's loop after its work, so a wedged read
+        // (or a wedged handler: the loop awaits each event) lets systemd restart the unit.
+        if let interval = notifier.watchdogPingInterval {
+            let notifier = self.notifier
+            await engine.setHeartbeat(every: interval) { notifier.watchdog() }
+        }
+        let buses = [bus, systemBus].compactMap { $0 }.reduce(into: [BusConnection]()) { buses, bus in
+            if !buses.contains(where: { $0 === bus }) { buses.append(bus) }
+        }
+        return await withTaskGroup(of: Ending.self) { group in
+            group.addTask {
+                await engine.run { [weak self] event in await self?.handle(event) }
+                return .nothing
             }
             if let watch = await profileChanges() {
                 group.addTask { [weak self] in
                     for await change in watch { await self?.profileChange(change) }
+                    return .nothing
                 }
             }
-            for await signal in signals {
-                if signal == .hangup {
-                    await reload()
+            group.addTask { [weak self] in
+                for await signal in signals {
+                    guard signal == .hangup else { return .signal(signal) }
+                    await self?.reload()
+                }
+                return .nothing
+            }
+            // As UPower: without its bus the service cannot be reached, so it exits non-zero
+            // and systemd (Restart=on-failure) starts it again once the bus is back.
+            for bus in buses {
+                group.addTask {
+                    for await error in bus.lost() { return .busLost(error) }
+                    return .nothing
+                }
+            }
+            while let ending = await group.next() {
+                switch ending {
+                case .signal(let signal):
+                    log("\(signal): releasing the power-saver hold, restoring knobs")
+                    group.cancelAll()
+                    return nil
+                case .busLost(let error):
+                    log("lost the bus (\(error)): restoring knobs and exiting")
+                    group.cancelAll()
+                    return error
+                case .nothing:
                     continue
                 }
-                log("\(signal): releasing the power-saver hold, restoring knobs")
-                break
             }
-            group.cancelAll()
+            return nil
         }
     }
 

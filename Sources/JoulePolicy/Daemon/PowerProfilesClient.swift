@@ -1,5 +1,4 @@
 import JouleHardware
-import Synchronization
 
 /// power-profiles-daemon, or any other owner of its bus names (tlp-pd, tuned-ppd), on the
 /// system bus: the active profile, profile holds, and what changes.
@@ -149,7 +148,7 @@ public struct PowerProfilesClient: Sendable {
     /// Which unique name owns each service name, kept current by NameOwnerChanged and asked
     /// again whenever a signal's sender disagrees with it.
     private final class OwnerTable: Sendable {
-        private let owners = Mutex<[String: String]>([:])
+        private let owners = Locked<[String: String]>([:])
 
         func set(_ name: String, owner: String?) { owners.withLock { $0[name] = owner } }
 

@@ -1,4 +1,4 @@
-import Synchronization
+import JouleHardware
 
 /// What the daemon's enforce run and CPU watches did, counted where their events arrive (on
 /// their own tasks) for `/metrics` to read: the classes paused now, and the violations since
@@ -9,7 +9,7 @@ final class WorkloadTally: Sendable {
         var violations: [CPUMonitorAction: Int] = [:]
     }
 
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
 
     /// A pause adds its class (a rescan's pause of a class already paused changes nothing);
     /// a resume removes it.

@@ -33,6 +33,10 @@ public actor EnergyMonitor {
     private var hwmonPoller = DevicePoller(subsystem: "hwmon", volatile: ThermalReader.volatileAttributes)
     private var nextPowerRead = -Double.infinity
     private var nextThermalRead = -Double.infinity
+    /// The service watchdog's ping and its period: sent from this loop after a wakeup's work,
+    /// never from a timer of its own, so a read that wedges the loop stops it.
+    private var heartbeat: (every: Double, beat: @Sendable () -> Void)?
+    private var nextHeartbeat = Double.infinity
     private var started = false
     private var thermalReadings = ThermalReadings(zones: [], coolingDevices: [])
     private var cpuSample: CPUStat?
@@ -115,6 +119,16 @@ public actor EnergyMonitor {
         await handle(.input, emit: emitter ?? { _ in })
     }
 
+    /// Calls `beat` from the loop at least every `interval` while the loop keeps working
+    /// (systemd's `WATCHDOG=1`); the loop wakes for it when nothing else is due.
+    public func setHeartbeat(every interval: Duration, _ beat: @escaping @Sendable () -> Void) {
+        heartbeat = (interval.inSeconds, beat)
+        nextHeartbeat = clock.now()
+    }
+
+    /// The next wakeup: the earliest read due, or the watchdog's ping.
+    private var nextDeadline: Double { min(nextPowerRead, nextThermalRead, nextHeartbeat) }
+
     /// Reads everything once, sets the engines' starting states without events, and returns
     /// the snapshot (the same content as `joule status`). Throws when the source cannot be read.
     @discardableResult
@@ -173,7 +187,7 @@ public actor EnergyMonitor {
             // thread, so a poll costs that thread's one timer wakeup and no hops between tasks.
             while !Task.isCancelled {
                 do {
-                    try await clock.sleep(until: min(nextPowerRead, nextThermalRead), on: loop)
+                    try await clock.sleep(until: nextDeadline, on: loop)
                 } catch {
                     break
                 }
@@ -186,7 +200,7 @@ public actor EnergyMonitor {
         let deviceTask = Task {
             for await event in monitor.events { wake.yield(.device(event)) }
         }
-        var timer = arm(deadline: min(nextPowerRead, nextThermalRead), wake: wake)
+        var timer = arm(deadline: nextDeadline, wake: wake)
         defer {
             timer.cancel()
             deviceTask.cancel()
@@ -196,7 +210,7 @@ public actor EnergyMonitor {
             if Task.isCancelled { break }
             await handle(reason, emit: emit)
             timer.cancel()
-            timer = arm(deadline: min(nextPowerRead, nextThermalRead), wake: wake)
+            timer = arm(deadline: nextDeadline, wake: wake)
         }
     }
 
@@ -249,6 +263,10 @@ public actor EnergyMonitor {
         }
         for event in events {
             await emit(TimedEvent(timestamp: now, event: event, lowPowerMode: power.lowPowerMode, thermalState: thermal.state))
+        }
+        if let heartbeat, now >= nextHeartbeat {
+            heartbeat.beat()
+            nextHeartbeat = now + heartbeat.every
         }
     }
 

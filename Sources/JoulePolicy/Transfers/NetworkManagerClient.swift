@@ -1,5 +1,4 @@
 import JouleHardware
-import Synchronization
 
 /// NetworkManager on the system bus, for one thing: whether the network it routes through is
 /// metered (`Metered` on `/org/freedesktop/NetworkManager`, NM's verdict on the primary
@@ -125,7 +124,7 @@ public struct NetworkManagerClient: Sendable {
     }
 
     private final class CurrentOwner: Sendable {
-        private let owner = Mutex<String?>(nil)
+        private let owner = Locked<String?>(nil)
         func set(_ name: String?) { owner.withLock { $0 = name } }
         func get() -> String? { owner.withLock { $0 } }
     }

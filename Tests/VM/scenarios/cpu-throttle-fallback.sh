@@ -5,6 +5,7 @@
 # the busy loop near the limit (never fails open), and leaves nothing stopped on exit.
 # vm-timeout: 40
 . /lib.sh
+skip_under_sanitizer "the SIGSTOP/SIGCONT duty cycle holds the limit only as fast as joule reacts"
 limit=30
 top=$(mk_cgroup vm-fallback)
 echo -cpu > "$top/cgroup.subtree_control" 2>/dev/null
