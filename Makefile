@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run test test-tsan test-sanitize test-vm test-install release build-release install uninstall bench fuzz clean
+.PHONY: deps build run soak test test-tsan test-sanitize test-vm test-install release build-release install uninstall bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -92,6 +92,12 @@ uninstall:
 # Every comparison against peers in one run (release build, ~10 min); writes BENCHMARKS.md.
 bench: deps
 	python3 scripts/bench.py
+
+# The daemon under load and faults for about 10 minutes (a benchmark, not a timed test): 8
+# clients, uevents, reloads, churn and transfers at once; RSS, descriptors, properties and
+# transitions measured into BENCHMARKS.md. SOAK_JOULE=PATH soaks another build.
+soak: deps release
+	/usr/bin/python3 scripts/soak.py
 
 # libFuzzer on every parser for FUZZ_SECONDS each (default 60); records results in BENCHMARKS.md
 # (FUZZ_REPORT=0: not).

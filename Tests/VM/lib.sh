@@ -35,7 +35,10 @@ fail() { _vm_result FAIL "${*:-failed}"; }
 skip() { _vm_result SKIP "${*:-skipped}"; }
 # For a scenario whose pass is joule's own speed: skips when joule is a sanitizer build
 # (VM_SANITIZER, from run.sh), which measures the sanitizer, not joule.
-skip_under_sanitizer() { [ -z "${VM_SANITIZER:-}" ] || skip "under ${VM_SANITIZER}Sanitizer: $*"; }
+skip_under_sanitizer() { [ -z "${VM_SANITIZER:-}" ] || skip "under the ${VM_SANITIZER} sanitizer: $*"; }
+# How many seconds to wait for a reaction that takes joule SECONDS: three times as long under
+# a sanitizer build, which is that much slower in TCG. Usage: wait_for "$(patience 10)" COMMAND
+patience() { if [ -n "${VM_SANITIZER:-}" ]; then echo $(($1 * 3)); else echo "$1"; fi; }
 
 # Prints a progress note into the scenario's output, which /init shows (prefixed with the
 # scenario's name) above the result line when the scenario fails.

@@ -6,8 +6,8 @@
 # with `vm: N passed, M failed`; exits non-zero on a FAIL, a missing result or a timeout.
 #
 # Environment: VM_SCENARIOS=a,b (names without .sh, from Tests/VM/scenarios or Tests/VM/bench)
-# runs only those; VM_TIMEOUT (seconds, default
-# 420) bounds the whole boot and run; VM_ACCEL=kvm|tcg forces an accelerator; VM_SMP (2); VM_MEMORY (MiB: 1024, 3072 for a ThreadSanitizer joule);
+# runs only those; VM_TIMEOUT (seconds, default 420, 900 for a ThreadSanitizer joule)
+# bounds the whole boot and run; VM_ACCEL=kvm|tcg forces an accelerator; VM_SMP (2); VM_MEMORY (MiB: 1024, 3072 for a ThreadSanitizer joule);
 # VM_JOULE=PATH packs that binary instead of building one.
 # Without a usable qemu it prints SKIPPED and exits 0. The kernel package, the initramfs and the
 # last serial log (.vm-cache/last-run.log) are kept in .vm-cache/, the release build in .build-vm/.
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 repo=$PWD
 cache=$repo/.vm-cache
 scratch=$repo/.build-vm
-timeout_s=${VM_TIMEOUT:-420}
+timeout_s=${VM_TIMEOUT:-}
 smp=${VM_SMP:-2}
 memory=${VM_MEMORY:-}
 SWIFT=${SWIFT:-swift}
@@ -113,6 +113,8 @@ fi
 # skip_under_sanitizer), which slows it several times over on top of TCG.
 sanitizer=""
 grep -q -a -m1 __tsan_init "$bin" && sanitizer="vm.sanitizer=thread"
+# The whole run's bound: ThreadSanitizer takes about twice as long in TCG (~6 min here).
+[[ -n $timeout_s ]] || { timeout_s=420; [[ -n $sanitizer ]] && timeout_s=900; }
 # The dynamic loader and the few C libraries joule still links (ldd: libc, libm, libstdc++,
 # libgcc_s, libudev, libbluetooth and what they need), at the same paths.
 while read -r lib; do

@@ -2,7 +2,7 @@
 # The cgroup's parent does not enable the cpu controller (no cpu.max in the cgroup) but may:
 # joule writes +cpu to the parent's cgroup.subtree_control, limits through cpu.max, and on exit
 # takes both back.
-# vm-timeout: 40
+# vm-timeout: 70
 . /lib.sh
 limit=30
 parent=$(mk_cgroup vm-enable)
@@ -14,7 +14,7 @@ joule cpu-monitor --action throttle --cgroup /vm-enable/job --limit $limit --win
     > monitor.out 2> monitor.err &
 j=$!; track $j
 limited() { [ -e "$cg/cpu.max" ] && [ "$(cut -d' ' -f1 "$cg/cpu.max")" != max ]; }
-wait_for 10 limited || fail "no cpu.max limit after 10 s: $(cat monitor.out monitor.err)"
+wait_for "$(patience 10)" limited || fail "no cpu.max limit after $(patience 10) s: $(cat monitor.out monitor.err)"
 note "subtree_control: $(cat $parent/cgroup.subtree_control); cpu.max: $(cat $cg/cpu.max)"
 sleep 1
 use=$(cpuuse "$spinner" 4) || fail "spinner vanished"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # joule cpu-monitor --action throttle holds a busy loop in a cgroup to the limit through the real
 # cpu.max (within ±10 points, measured from /proc/PID/stat), and restores cpu.max on exit.
-# vm-timeout: 40
+# vm-timeout: 70
 . /lib.sh
 limit=30
 cg=$(mk_cgroup vm-throttle)
@@ -11,7 +11,7 @@ joule cpu-monitor --action throttle --cgroup /vm-throttle --limit $limit --windo
     > monitor.out 2> monitor.err &
 j=$!; track $j
 limited() { [ "$(cat "$cg/cpu.max")" != "$before" ]; }
-wait_for 10 limited || fail "cpu.max still '$before' after 10 s: $(cat monitor.out monitor.err)"
+wait_for "$(patience 10)" limited || fail "cpu.max still '$before' after $(patience 10) s: $(cat monitor.out monitor.err)"
 note "cpu.max: $(cat $cg/cpu.max)"
 sleep 1
 use=$(cpuuse "$spinner" 4) || fail "spinner vanished"
