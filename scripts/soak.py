@@ -208,7 +208,7 @@ def unconnected_unix_sockets():
 
 
 def descriptors(pid):
-    """Joule's own descriptors, leaving out two kinds that are not its state:
+    """Open descriptors by kind: `own` is joule's, the other two are not its state:
     - the process sampler's /proc/PID handles, which follow the machine's process table (they
       are capped at half of RLIMIT_NOFILE and closed when a process exits);
     - unconnected, unnamed unix sockets: umockdev's preload leaks one whenever it tries its
@@ -228,8 +228,7 @@ def descriptors(pid):
             umockdev += 1
         else:
             own += 1
-    descriptors.last = {"own": own, "procHandles": proc, "umockdevSockets": umockdev}
-    return own
+    return {"own": own, "procHandles": proc, "umockdevSockets": umockdev}
 
 
 GOOD_CONFIG = "lowPowerMode:\n  lowPowerAt: 20\n  lowPowerOffAt: 80\n  actuators: []\n"
@@ -322,8 +321,8 @@ def run(work, testbed, address, config, daemon, recorded):
         results.get()
     daemon.send_signal(signal.SIGHUP)
     time.sleep(WARMUP)
-    baseline_rss, baseline_fds = rss_kib(pid), descriptors(pid)
-    baseline_kinds = dict(descriptors.last)
+    baseline_rss, baseline_kinds = rss_kib(pid), descriptors(pid)
+    baseline_fds = baseline_kinds["own"]
     log(f"warm: RSS {baseline_rss} KiB, descriptors {baseline_kinds}")
 
     # The fixture script, in a thread: battery sweeps and thermal steps, each with a uevent.
@@ -378,7 +377,6 @@ def run(work, testbed, address, config, daemon, recorded):
         script_done.set()
 
     def reloads():
-        good = True
         for n in range(RELOADS):
             with open(config, "w") as f:
                 f.write(BAD_CONFIG if n % 2 else GOOD_CONFIG)
@@ -392,7 +390,7 @@ def run(work, testbed, address, config, daemon, recorded):
 
     def sampler():
         while not script_done.is_set():
-            samples.append((time.monotonic(), rss_kib(pid), descriptors(pid)))
+            samples.append((time.monotonic(), rss_kib(pid), descriptors(pid)["own"]))
             time.sleep(5)
 
     per_client = CALLS // 8
@@ -419,8 +417,8 @@ def run(work, testbed, address, config, daemon, recorded):
     # Settle: the last thermal step and reloads are read, then the figures.
     time.sleep(12)
     elapsed = time.monotonic() - started
-    end_rss, end_fds = rss_kib(pid), descriptors(pid)
-    end_kinds = dict(descriptors.last)
+    end_rss, end_kinds = rss_kib(pid), descriptors(pid)
+    end_fds = end_kinds["own"]
 
     import dbus
     bus = dbus.bus.BusConnection(address)

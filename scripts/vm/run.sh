@@ -103,17 +103,15 @@ file -L "$busybox" 2>/dev/null | grep -q 'statically linked' || busybox=/bin/bus
 cp "$busybox" "$stage/bin/busybox"
 ln -s busybox "$stage/bin/sh"   # for /init's #!; init installs the other applets
 strip -o "$stage/bin/joule" "$bin"
-# A ThreadSanitizer joule (`make test`'s) keeps shadow memory and long histories: 1 GiB runs
-# out (TSan's allocator aborts), so it gets 3.
-if [[ -z $memory ]]; then
-    memory=1024
-    grep -q -a -m1 __tsan_init "$bin" && memory=3072
-fi
-# Scenarios whose pass is joule's own speed skip under ThreadSanitizer (lib.sh's
-# skip_under_sanitizer), which slows it several times over on top of TCG.
+# A ThreadSanitizer joule (`make test`'s), told apart once by its runtime's symbol:
+# - its scenarios whose pass is joule's own speed skip (lib.sh's skip_under_sanitizer), and
+#   the others wait longer (patience), as TSan slows it several times over on top of TCG;
+# - it keeps shadow memory and long histories besides its 90 MB of Swift libraries in the
+#   initramfs, so the VM gets 3 GiB instead of 1;
+# - the whole run takes about twice as long in TCG (~6 min here), so it is bounded at 900 s.
 sanitizer=""
 grep -q -a -m1 __tsan_init "$bin" && sanitizer="vm.sanitizer=thread"
-# The whole run's bound: ThreadSanitizer takes about twice as long in TCG (~6 min here).
+[[ -n $memory ]] || { memory=1024; [[ -n $sanitizer ]] && memory=3072; }
 [[ -n $timeout_s ]] || { timeout_s=420; [[ -n $sanitizer ]] && timeout_s=900; }
 # The dynamic loader and the few C libraries joule still links (ldd: libc, libm, libstdc++,
 # libgcc_s, libudev, libbluetooth and what they need), at the same paths.

@@ -241,9 +241,8 @@ public actor JouleDaemon {
             let notifier = self.notifier
             await engine.setHeartbeat(every: interval) { notifier.watchdog() }
         }
-        let buses = [bus, systemBus].compactMap { $0 }.reduce(into: [BusConnection]()) { buses, bus in
-            if !buses.contains(where: { $0 === bus }) { buses.append(bus) }
-        }
+        var buses = [bus].compactMap { $0 }
+        if let systemBus, systemBus !== bus { buses.append(systemBus) }
         return await withTaskGroup(of: Ending.self) { group in
             group.addTask {
                 await engine.run { [weak self] event in await self?.handle(event) }
