@@ -195,6 +195,31 @@ def rss_kib(pid):
     return None
 
 
+def rss_by_mapping(pid):
+    """Resident KiB by mapping (/proc/PID/smaps): a file's path, or [heap], [stack] and
+    [anon] (glibc's other malloc arenas and thread stacks are anonymous), so that growth can be
+    told apart: a file mapped in, the main heap, or anonymous memory."""
+    sizes, name = {}, None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if re.match(r"^[0-9a-f]+-[0-9a-f]+ ", line):
+                name = fields[5] if len(fields) > 5 else "[anon]"
+                if name.startswith("[stack"):
+                    name = "[stack]"
+            elif fields[0] == "Rss:":
+                sizes[name] = sizes.get(name, 0) + int(fields[1])
+    return sizes
+
+
+def growth(before, after, top=4):
+    """The mappings whose resident size changed most, as 'name +N KiB'."""
+    deltas = {k: after.get(k, 0) - before.get(k, 0) for k in set(before) | set(after)}
+    ranked = sorted((d, k) for k, d in deltas.items() if d)
+    ranked = sorted(ranked, key=lambda item: -abs(item[0]))[:top]
+    return [f"{os.path.basename(k) if k.startswith('/') else k} {d:+d} KiB" for d, k in ranked]
+
+
 def unconnected_unix_sockets():
     """Inodes of unix sockets with no peer and no path (/proc/net/unix state 01, no name)."""
     inodes = set()
@@ -321,7 +346,7 @@ def run(work, testbed, address, config, daemon, recorded):
         results.get()
     daemon.send_signal(signal.SIGHUP)
     time.sleep(WARMUP)
-    baseline_rss, baseline_kinds = rss_kib(pid), descriptors(pid)
+    baseline_rss, baseline_kinds, baseline_maps = rss_kib(pid), descriptors(pid), rss_by_mapping(pid)
     baseline_fds = baseline_kinds["own"]
     log(f"warm: RSS {baseline_rss} KiB, descriptors {baseline_kinds}")
 
@@ -417,7 +442,7 @@ def run(work, testbed, address, config, daemon, recorded):
     # Settle: the last thermal step and reloads are read, then the figures.
     time.sleep(12)
     elapsed = time.monotonic() - started
-    end_rss, end_kinds = rss_kib(pid), descriptors(pid)
+    end_rss, end_kinds, end_maps = rss_kib(pid), descriptors(pid), rss_by_mapping(pid)
     end_fds = end_kinds["own"]
 
     import dbus
@@ -452,7 +477,7 @@ def run(work, testbed, address, config, daemon, recorded):
         "fixtureChanges": CHANGES, "reloads": RELOADS,
         "reloadsRefused": daemon_text.count("keeping the old config"),
         "rssWarmKiB": baseline_rss, "rssEndKiB": end_rss, "rssPeakKiB": peak_rss,
-        "rssGrowthKiB": end_rss - baseline_rss,
+        "rssGrowthKiB": end_rss - baseline_rss, "rssGrowthByMapping": growth(baseline_maps, end_maps),
         "descriptorsWarm": baseline_fds, "descriptorsEnd": end_fds, "descriptorsSeen": fds_seen,
         "descriptorKindsWarm": baseline_kinds, "descriptorKindsEnd": end_kinds,
         "propertyMismatches": mismatches,
@@ -493,6 +518,7 @@ a private bus for {f['seconds']} s, with everything below at once. Verdict: **{f
 | Measure | Target | Measured |
 |---|---|---|
 | RSS growth after warm-up | ≤ 1 MiB | {f['rssGrowthKiB']} KiB ({f['rssWarmKiB']} → {f['rssEndKiB']} KiB, peak {f['rssPeakKiB']} KiB) |
+| where the RSS grew | — | {'; '.join(f['rssGrowthByMapping']) or 'nowhere'} |
 | open descriptors (joule's own) | constant | {f['descriptorsWarm']} → {f['descriptorsEnd']} (seen: {', '.join(map(str, f['descriptorsSeen']))}) |
 | besides: sampler's /proc handles; umockdev's leaked sockets | follow the process table; not joule's | {f['descriptorKindsWarm']['procHandles']} → {f['descriptorKindsEnd']['procHandles']}; {f['descriptorKindsWarm']['umockdevSockets']} → {f['descriptorKindsEnd']['umockdevSockets']} |
 | last PropertiesChanged = final Get | every property | {'all equal' if not f['propertyMismatches'] else f['propertyMismatches']} |

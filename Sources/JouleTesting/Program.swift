@@ -107,11 +107,28 @@ extension Process {
 
     /// Sends `signal` unless it has already exited, and waits for the exit (as `exitStatus`):
     /// up to `timeout` seconds, then SIGKILL, so that a process ignoring the signal fails the
-    /// test (with status 9) instead of hanging it.
+    /// test (with status 9) instead of hanging it. Returns `Process.unreaped` when the process
+    /// died but Foundation never noticed: it learns of an exit when the child's end of a socket
+    /// closes, so a grandchild that inherited that end and outlived the child (a crash
+    /// reporter, say) keeps the zombie unreaped for as long as it lives.
     @discardableResult
     public func end(_ signal: Int32 = SIGKILL, timeout: Double = 30) async -> Int32 {
         if isRunning { kill(processIdentifier, signal) }
         if await !eventually(timeout: timeout, every: .milliseconds(10), { !isRunning }) { kill(processIdentifier, SIGKILL) }
+        if await !eventually(timeout: 10, every: .milliseconds(10), { !isRunning }), Self.isZombie(processIdentifier) {
+            return Self.unreaped
+        }
         return await exitStatus()
+    }
+
+    /// What `end` returns for a dead child that Foundation has not reaped.
+    public static let unreaped: Int32 = -2
+
+    /// Whether `pid` has exited and waits to be reaped (state Z in /proc/PID/stat).
+    private static func isZombie(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[close...].dropFirst().trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }
 }
