@@ -3,7 +3,8 @@
 # -sanitize=fuzzer,address) and runs every target for FUZZ_SECONDS (default 60) from a corpus
 # seeded with the fixtures and Fuzz/seeds/, in fuzz-work/ (gitignored). Crashes land in
 # fuzz-work/crashes/; the executions and crashes per target go into BENCHMARKS.md (not with
-# FUZZ_REPORT=0). FUZZ_TARGETS limits the run to some targets; `--build-only` only builds.
+# FUZZ_REPORT=0). FUZZ_TARGETS limits the run to some targets, FUZZ_JOBS=N runs N at once;
+# `--build-only` only builds.
 # Replay one input:
 #   JOULE_FUZZ_TARGET=sysfs .build-fuzz/joule-fuzz fuzz-work/crashes/sysfs-crash-…
 set -euo pipefail
@@ -120,10 +121,10 @@ summary="$work/summary.tsv"
 # committed one, crashes found earlier included) always run first.
 limit=(-max_total_time="$seconds")
 [[ -n ${FUZZ_RUNS:-} ]] && limit=(-runs="$FUZZ_RUNS" -seed=1 -max_total_time=120)
-for t in $targets; do
+fuzz_one() {  # fuzz_one TARGET: one target's run, its line appended to the summary
+  local t=$1 status=0 scratch execs crashes corpus
   mkdir -p "$work/corpus/$t"
   if [[ -n ${FUZZ_RUNS:-} ]]; then echo "fuzzing $t for $FUZZ_RUNS runs" >&2; else echo "fuzzing $t for ${seconds}s" >&2; fi
-  status=0
   # Swift's backtracer and ASan both want the crash: ASan's report is the one to read.
   scratch=$(mktemp -d /dev/shm/joule-fuzz.XXXXXX)  # the file readers' fake trees
   SWIFT_BACKTRACE=enable=no JOULE_FUZZ_SCRATCH=$scratch JOULE_FUZZ_TARGET=$t "$bin" "${limit[@]}" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
@@ -134,7 +135,16 @@ for t in $targets; do
   corpus=$(find "$work/corpus/$t" -type f | wc -l)
   printf '%s\t%s\t%s\t%s\t%s\n' "$t" "${execs:-0}" "$crashes" "$corpus" "$status" >> "$summary"
   echo "  $t: ${execs:-0} executions, $crashes crash files, corpus $corpus, exit $status" >&2
+}
+# FUZZ_JOBS=N runs N targets at once (one core each); the summary keeps the targets' order.
+width=${FUZZ_JOBS:-1}
+for t in $targets; do
+  while (( $(jobs -rp | wc -l) >= width )); do wait -n || true; done
+  fuzz_one "$t" &
 done
+wait
+sorted=$(for t in $targets; do grep -P "^$t\t" "$summary" || true; done)
+printf '%s\n' "$sorted" > "$summary"
 
 [[ ${FUZZ_REPORT:-1} == 0 ]] || python3 - "$summary" "$seconds" <<'PY'
 import os, sys, time
