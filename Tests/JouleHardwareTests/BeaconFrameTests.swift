@@ -64,6 +64,12 @@ import Testing
         #expect(url.txPower == -10)
         let all = try EddystoneURL(frame: [0x10, 0x00, 0x02] + Array(0..<14))
         #expect(all.url == "http://.com/.org/.edu/.net/.info/.biz/.gov/.com.org.edu.net.info.biz.gov")
+        // The longest a frame can expand to (17 × ".info/"), a short one (a small string) and an
+        // empty body: each written straight into its String.
+        let longest = try EddystoneURL(frame: [0x10, 0x00, 0x01] + Array(repeating: 0x04, count: 17))
+        #expect(longest.url == "https://www." + String(repeating: ".info/", count: 17))
+        #expect(try EddystoneURL(frame: [0x10, 0x00, 0x03] + Array("a.b".utf8)).url == "https://a.b")
+        #expect(try EddystoneURL(frame: [0x10, 0x00, 0x00]).url == "http://www.")
         #expect(throws: DecodeError.invalid(field: "Eddystone-URL scheme", offset: 2, value: 4)) {
             try EddystoneURL(frame: [0x10, 0x00, 0x04, 0x61])
         }

@@ -15,6 +15,11 @@ public struct EddystoneURL: Sendable, Hashable {
         ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov",
     ]
 
+    /// The same texts as bytes, copied whole into a URL (walking a String's UTF-8 view byte by
+    /// byte cost more than the rest of the decode).
+    static let schemeBytes = schemes.map { Array($0.utf8) }
+    static let expansionBytes = expansions.map { Array($0.utf8) }
+
     /// Decodes the frame that follows the 0xFEAA service UUID in a Service Data AD. Reserved
     /// scheme or URL bytes make the frame invalid rather than producing a wrong URL.
     public init(frame data: UnsafeRawBufferPointer) throws(DecodeError) {
@@ -23,22 +28,38 @@ public struct EddystoneURL: Sendable, Hashable {
         txPower = try cursor.i8("Eddystone-URL Tx power")
         let scheme = Int(try cursor.u8("Eddystone-URL scheme"))
         guard scheme < Self.schemes.count else { throw .invalid(field: "Eddystone-URL scheme", offset: 2, value: scheme) }
-        // Built as bytes: appending scalars to a String one by one is many times slower.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
-        bytes.append(contentsOf: Self.schemes[scheme].utf8)
+        // Two passes over at most 17 bytes: the first checks them and sums the expanded length,
+        // the second writes the URL straight into the String's storage. No scratch array, and a
+        // URL of at most 15 bytes is a small string, with no allocation at all.
+        var length = Self.schemeBytes[scheme].count
+        let body = cursor.offset
         while cursor.remaining > 0 {
             let at = cursor.offset
             let c = try cursor.u8("Eddystone-URL byte")
             if Int(c) < Self.expansions.count {
-                bytes.append(contentsOf: Self.expansions[Int(c)].utf8)
+                length += Self.expansionBytes[Int(c)].count
             } else if c > 0x20 && c < 0x7F {
-                bytes.append(c)
+                length += 1
             } else {
                 throw .invalid(field: "Eddystone-URL byte", offset: at, value: Int(c))
             }
         }
-        url = String(decoding: bytes, as: UTF8.self)
+        url = String(unsafeUninitializedCapacity: length) { out in
+            guard var p = out.baseAddress else { return 0 }
+            func put(_ text: [UInt8]) {
+                text.withUnsafeBufferPointer { p.update(from: $0.baseAddress!, count: $0.count) }
+                p += text.count
+            }
+            let expansions = Self.expansionBytes
+            put(Self.schemeBytes[scheme])
+            for c in data[body...] {
+                if Int(c) < expansions.count { put(expansions[Int(c)]) } else {
+                    p.pointee = c
+                    p += 1
+                }
+            }
+            return p - out.baseAddress!
+        }
     }
 
     public init(frame bytes: [UInt8]) throws(DecodeError) {
