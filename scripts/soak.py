@@ -174,10 +174,10 @@ def signal_recorder(address, path, ready):
 
     def changed(interface, values, invalidated, **_):
         if interface == BUS:
-            out.write(json.dumps({"changed": {str(k): plain(v) for k, v in values.items()}}) + "\n")
+            out.write(json.dumps({"t": time.time(), "changed": {str(k): plain(v) for k, v in values.items()}}) + "\n")
 
     def state(*args, member=None, **_):
-        out.write(json.dumps({"signal": member, "args": [plain(a) for a in args]}) + "\n")
+        out.write(json.dumps({"t": time.time(), "signal": member, "args": [plain(a) for a in args]}) + "\n")
 
     bus.add_signal_receiver(changed, "PropertiesChanged", "org.freedesktop.DBus.Properties", None, PATH)
     bus.add_signal_receiver(state, None, BUS, None, PATH, member_keyword="member")
@@ -314,7 +314,10 @@ def main():
     print(json.dumps(figures, indent=2))
     if os.environ.get("SOAK_REPORT", "1") != "0":
         report(figures)
-    shutil.rmtree(work, ignore_errors=True)
+    if os.environ.get("SOAK_KEEP") == "1":  # the daemon's log, the signals and the testbed
+        log(f"kept {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     ok = figures["verdict"] == "pass"
     sys.exit(0 if ok else 1)
 
@@ -352,6 +355,7 @@ def run(work, testbed, address, config, daemon, recorded):
 
     # The fixture script, in a thread: battery sweeps and thermal steps, each with a uevent.
     expected = {"lowPowerOn": 0, "lowPowerOff": 0, "thermal": 0}
+    thermal_steps = []  # (wall time, hot) of every thermal write the script counts
     script_done = threading.Event()
 
     def fixture_script():
@@ -390,6 +394,7 @@ def run(work, testbed, address, config, daemon, recorded):
             if now >= next_thermal:
                 hot = not hot
                 write(testbed, f"/sys{ZONE}/temp", "108000\n" if hot else "99000\n")
+                thermal_steps.append((time.time(), hot))
                 expected["thermal"] += 1
                 next_thermal = now + 6
             target = start + (n + 1) * interval
@@ -398,6 +403,7 @@ def run(work, testbed, address, config, daemon, recorded):
                 time.sleep(delay)
         if hot:  # end nominal, held long enough to be seen
             write(testbed, f"/sys{ZONE}/temp", "99000\n")
+            thermal_steps.append((time.time(), False))
             expected["thermal"] += 1
         script_done.set()
 
@@ -451,6 +457,7 @@ def run(work, testbed, address, config, daemon, recorded):
     final = {k: (bool(v) if isinstance(v, dbus.Boolean) else float(v) if isinstance(v, dbus.Double) else str(v))
              for k, v in props.GetAll(BUS).items()}
     last, seen = {}, {"lowPowerOn": 0, "lowPowerOff": 0, "thermal": 0}
+    thermal_signals = []
     with open(recorded) as f:
         for line in f:
             event = json.loads(line)
@@ -460,6 +467,13 @@ def run(work, testbed, address, config, daemon, recorded):
                 seen["lowPowerOn" if event["args"][0] else "lowPowerOff"] += 1
             elif event["signal"] == "ThermalStateDidChange":
                 seen["thermal"] += 1
+                thermal_signals.append((event["t"], event["args"][0] != "nominal"))
+    # A step is missed when no signal of its direction came before the next step.
+    missed = []
+    for i, (at, hot) in enumerate(thermal_steps):
+        until = thermal_steps[i + 1][0] if i + 1 < len(thermal_steps) else float("inf")
+        if not any(at <= t < until and h == hot for t, h in thermal_signals):
+            missed.append(f"{'hot' if hot else 'nominal'} at +{at - thermal_steps[0][0]:.0f} s")
     mismatches = {k: (last.get(k), final[k]) for k in PROPERTIES if k in last and last[k] != final[k]}
     with open(os.path.join(work, "daemon.log")) as f:
         daemon_text = f.read()
@@ -481,7 +495,7 @@ def run(work, testbed, address, config, daemon, recorded):
         "descriptorsWarm": baseline_fds, "descriptorsEnd": end_fds, "descriptorsSeen": fds_seen,
         "descriptorKindsWarm": baseline_kinds, "descriptorKindsEnd": end_kinds,
         "propertyMismatches": mismatches,
-        "transitionsExpected": expected, "transitionsSeen": seen,
+        "transitionsExpected": expected, "transitionsSeen": seen, "thermalStepsMissed": missed[:10],
         "daemonAlive": daemon.poll() is None,
     }
     verdicts = [

@@ -199,6 +199,10 @@ public actor AppSupervisor {
     }
 
     /// Every transition of every app from now on, as `joule app events` prints them.
+    /// Notices sent to subscribers so far: a test waits until its subscriber has seen this
+    /// many before it counts what comes later.
+    private(set) var noticesSent = 0
+
     public func events() -> AsyncStream<AppEventLine> {
         let (stream, continuation) = AsyncStream.makeStream(of: AppEventLine.self, bufferingPolicy: .bufferingNewest(1024))
         let id = nextSubscriber
@@ -261,6 +265,7 @@ public actor AppSupervisor {
             switch action {
             case .notify(let notice):
                 let line = AppEventLine(app: name, pid: app.registration.identity.pid, notice: notice)
+                noticesSent += 1
                 for continuation in subscribers.values { continuation.yield(line) }
                 if let message = notice.message { app.socket?.broadcast(message.encoded) }
             case .freeze, .stopTree:
