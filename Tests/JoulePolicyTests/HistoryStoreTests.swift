@@ -63,6 +63,23 @@ enum HistoryRows {
         #expect(try database.query("SELECT count(*) FROM sqlite_master WHERE name = 'history_samples'").first?[0].int64 == 0)
     }
 
+    /// Found by the history fuzz target (10-minute run): a damaged row's negative byte count was
+    /// read back as it was, and its JSON then refused by the contract's own decoder. The read now
+    /// fails, naming the table, the column and the value.
+    @Test func aNegativeByteCountIsADamagedRow() throws {
+        let scratch = try Scratch()
+        let store = try HistoryStore(database: SQLiteDatabase(path: scratch.database))
+        // The table's CHECK refuses it, as a hand-edited or damaged file would not.
+        _ = try store.database.execute("PRAGMA ignore_check_constraints = ON")
+        _ = try store.database.execute(
+            "INSERT INTO history_entries (time, kind, id, subtype, subject, bytes) VALUES (1000, 'transfer', 't', 'completed', 'GET x', -20)")
+        #expect {
+            _ = try store.read(since: 0, until: 2_000)
+        } throws: { error in
+            "\(error)".contains("history_entries: bytes = ") && "\(error)".contains("-20")
+        }
+    }
+
     @Test func unknownValuesAreNullNeverZero() throws {
         let scratch = try Scratch()
         let store = try HistoryStore(database: SQLiteDatabase(path: scratch.database))

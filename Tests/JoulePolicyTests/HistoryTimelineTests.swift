@@ -122,4 +122,21 @@ import Testing
             #expect(throws: HistoryTimeSpec.SpecError.self, "\(bad)") { try HistoryTimeSpec(spec: bad) }
         }
     }
+
+    /// Found by the history fuzz target (10-minute run): a row holding a huge or non-finite
+    /// value trapped the summary's integer conversions. Any double now prints, as what it is.
+    @Test func theSummaryPrintsAbsurdValuesWithoutTrapping() {
+        #expect(HistorySummary.duration(.infinity) == "unknown" && HistorySummary.duration(.nan) == "unknown")
+        #expect(HistorySummary.duration(1e300) == "1e+300 s" && HistorySummary.duration(3_700) == "1 h 1 min")
+        #expect(HistorySummary.number(.infinity) == "inf" && HistorySummary.number(-1e300) == "-1e+300")
+        #expect(HistorySummary.number(.nan) == "unknown" && HistorySummary.number(9.84) == "9.8" && HistorySummary.number(171) == "171")
+        #expect(HistorySummary.percent(1e300) == "1e+300 %" && HistorySummary.percent(.nan) == "unknown %")
+        #expect(HistorySummary.percent(-.infinity) == "-inf %" && HistorySummary.percent(49.6) == "50 %")
+        let samples = [
+            HistoryRows.sample(0, percentage: 1e300, power: .infinity, celsius: [.greatestFiniteMagnitude]),
+            HistoryRows.sample(60, percentage: -1e300, power: -.infinity, celsius: [-1e300]),
+        ]
+        let timeline = HistoryTimeline(since: -1e300, until: 1e300, source: .file, database: nil, samples: samples, entries: [])
+        #expect(!HistorySummary(timeline).text(timeZone: TimeZone(identifier: "UTC")!).isEmpty)
+    }
 }

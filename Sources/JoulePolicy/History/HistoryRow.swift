@@ -72,6 +72,8 @@ enum HistoryRow {
         guard let kind = row[1].text.flatMap(HistoryEntry.Kind.init(rawValue:)) else {
             throw HistoryRowError(column: "kind", value: row[1])
         }
+        // A byte count is never negative: the JSON contract refuses one, so the row is damaged.
+        if let bytes = row[7].int64, bytes < 0 { throw HistoryRowError(column: "bytes", value: row[7]) }
         return HistoryEntry(
             timestamp: time, kind: kind, id: row[2].text ?? "", subtype: row[3].text ?? "", subject: row[4].text ?? "",
             detail: row[5].text, pid: row[6].int64.map { Int($0) }, bytes: row[7].int64,

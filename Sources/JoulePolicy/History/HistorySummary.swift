@@ -140,8 +140,15 @@ public struct HistorySummary: Sendable {
         return formatter
     }
 
+    /// Rows read back from the store can hold any double (a damaged file, another writer), so
+    /// the figures below never trap converting one to an integer: beyond this magnitude (about
+    /// 285 million years in seconds) a figure prints as the double it is, and NaN as `unknown`.
+    static let integerLimit = 9e15
+
     /// `2 h 05 min`, `35 min`, `40 s`, `3 d 4 h`.
     static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "unknown" }
+        guard abs(seconds) < integerLimit else { return "\(seconds) s" }
         let total = Int(seconds.rounded())
         if total < 60 { return "\(total) s" }
         let minutes = total / 60
@@ -153,11 +160,16 @@ public struct HistorySummary: Sendable {
 
     /// One decimal, none when whole: `9.8`, `171`.
     static func number(_ value: Double) -> String {
+        guard !value.isNaN else { return "unknown" }
         let rounded = (value * 10).rounded() / 10
+        guard abs(rounded) < integerLimit else { return String(value) }
         return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
     }
 
-    static func percent(_ value: Double) -> String { "\(Int64(value.rounded())) %" }
+    static func percent(_ value: Double) -> String {
+        guard !value.isNaN else { return "unknown %" }
+        return abs(value) < integerLimit ? "\(Int64(value.rounded())) %" : "\(value) %"
+    }
 
     /// `3.9 GB`, `512 kB`, `12 B` (decimal units).
     static func bytes(_ count: Int64) -> String {
