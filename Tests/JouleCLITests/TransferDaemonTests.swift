@@ -298,7 +298,10 @@ struct TransferDaemonTests {
         #expect(!FaultHTTPServer.exists(destination))
         #expect(!FaultHTTPServer.exists(destination + ".part"))
         #expect(await rig.signals.waitFor(["TransferFinished", id, "failed", destination]))
-        for _ in 0..<100 where !FaultHTTPServer.exists(out) { try await Task.sleep(for: .milliseconds(100)) }
+        // The shell creates the file before the pipeline writes to it: wait for its last line.
+        _ = await eventually(timeout: 10, every: .milliseconds(100)) {
+            ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("JOULE_TRANSFER_URL=")
+        }
         let environment = try String(contentsOfFile: out, encoding: .utf8)
         #expect(environment.contains("JOULE_TRANSFER_ID=\(id)\n"))
         #expect(environment.contains("JOULE_TRANSFER_STATE=failed\n"))
@@ -367,7 +370,9 @@ struct TransferDaemonTests {
     /// the queue vouches for). Then a last run completes every download, byte for byte.
     @Test func sigkillAtRandomPointsLosesAndDuplicatesNothing() async throws {
         let points = Int(ProcessInfo.processInfo.environment["JOULE_KILL_POINTS"] ?? "") ?? 200
-        let rig = try await Rig()
+        // Quick retries: an attempt cut by a kill (or by a loaded machine) must not leave the
+        // last run waiting out the default backoff; retrying is not what this test measures.
+        let rig = try await Rig(config: "transfers:\n  retryInitial: 0.05\n  retryMax: 0.5\n  retryJitter: 0\n")
         defer { rig.end() }
         // 15 s of trickle each: the kills land while they start, run and record progress.
         let size = 3_000_000
@@ -557,8 +562,10 @@ struct TransferDaemonTests {
         let theirs = try #require(added.output.split(separator: "\"").dropFirst().first.map(String.init))
         try await rig.wait(theirs, for: "completed")
         #expect(FileSystem.owner(of: destination) == 65534)
-        for _ in 0..<100 where !FaultHTTPServer.exists(shared + "/hook-uid") { try await Task.sleep(for: .milliseconds(100)) }
-        #expect((try? String(contentsOfFile: shared + "/hook-uid", encoding: .utf8)) == "65534\n")
+        // The shell creates the file before `id -u` writes to it: wait for the line, not the file.
+        let hookUID = { (try? String(contentsOfFile: shared + "/hook-uid", encoding: .utf8)) ?? "" }
+        _ = await eventually(timeout: 10, every: .milliseconds(100)) { hookUID().hasSuffix("\n") }
+        #expect(hookUID() == "65534\n")
         // Root sees both; nobody only its own.
         let nobodyList = try await asNobody(["List"])
         #expect(nobodyList.output.contains(theirs) && !nobodyList.output.contains(id))
