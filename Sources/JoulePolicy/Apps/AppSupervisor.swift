@@ -198,11 +198,11 @@ public actor AppSupervisor {
         }
     }
 
-    /// Every transition of every app from now on, as `joule app events` prints them.
     /// Notices sent to subscribers so far: a test waits until its subscriber has seen this
     /// many before it counts what comes later.
     private(set) var noticesSent = 0
 
+    /// Every transition of every app from now on, as `joule app events` prints them.
     public func events() -> AsyncStream<AppEventLine> {
         let (stream, continuation) = AsyncStream.makeStream(of: AppEventLine.self, bufferingPolicy: .bufferingNewest(1024))
         let id = nextSubscriber
