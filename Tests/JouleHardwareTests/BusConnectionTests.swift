@@ -207,6 +207,63 @@ import Testing
         }
     }
 
+    /// Signals that wait for a busy consumer arrive whole and in order. Under ThreadSanitizer
+    /// they were once reported as races: AsyncStream's buffer handed them over under a lock it
+    /// cannot see (HandoffQueue).
+    @Test func signalsThatWaitForTheConsumerArriveWholeAndInOrder() async throws {
+        try Self.requireDaemon()
+        try await PrivateBusDaemon.with { daemon in
+            let server = try await BusConnection.open(address: daemon.address)
+            let client = try await BusConnection.open(address: daemon.address)
+            try await server.export(Self.testInterface(Seen()), at: Self.path)
+            let stream = try await client.signals(matching: "type='signal',sender='\(server.uniqueName)'")
+            let count = 300
+            for n in 0..<count {
+                try await server.emitSignal(
+                    path: Self.path, interface: Self.interfaceName, member: "PowerStateDidChange",
+                    arguments: [.bool(n.isMultiple(of: 2)), .string("source \(n)")])
+            }
+            // Nobody reads yet: they pile up in the client's queue.
+            try await Task.sleep(for: .milliseconds(300))
+            var received: [[BusValue]] = []
+            for await signal in stream {
+                received.append(signal.arguments)
+                if received.count == count { break }
+            }
+            #expect(received == (0..<count).map { [.bool($0.isMultiple(of: 2)), .string("source \($0)")] })
+            await client.close()
+            await server.close()
+        }
+    }
+
+    /// A consumer that goes away (its stream released, or its task cancelled) takes its match
+    /// rule with it, as an AsyncStream's onTermination did.
+    @Test func aConsumerGoneRemovesItsMatch() async throws {
+        try Self.requireDaemon()
+        try await PrivateBusDaemon.with { daemon in
+            let client = try await BusConnection.open(address: daemon.address)
+            let before = try await client.matchCount()
+            var stream: AsyncStream<BusSignalMessage>? = try await client.signals(
+                matchingAny: ["type='signal',interface='org.joule.A'", "type='signal',interface='org.joule.B'"])
+            #expect(try await client.matchCount() == before + 2)
+            _ = stream
+            stream = nil
+            #expect(try await eventually { try await client.matchCount() == before })
+
+            let waiting = try await client.signals(matching: "type='signal',interface='org.joule.C'")
+            let consumer = Task {
+                var seen = 0
+                for await _ in waiting { seen += 1 }
+                return seen
+            }
+            #expect(try await client.matchCount() == before + 1)
+            consumer.cancel()
+            #expect(await consumer.value == 0)
+            #expect(try await eventually { try await client.matchCount() == before })
+            await client.close()
+        }
+    }
+
     /// The daemon must be frugal: an idle connection with an export and a match sleeps in
     /// poll(2) without a timeout, and wakes only for traffic.
     @Test func anIdleConnectionDoesNotWake() async throws {

@@ -126,24 +126,23 @@ public final class BusConnection: Sendable {
     /// Signals matching `rule` (e.g. `type='signal',interface='org.joule.Energy1'`). The rule is
     /// in place when this returns; the stream ends when the connection closes.
     public func signals(matching rule: String) async throws(BusError) -> AsyncStream<BusSignalMessage> {
-        let (stream, continuation) = AsyncStream.makeStream(of: BusSignalMessage.self)
+        let queue = HandoffQueue<BusSignalMessage>()
         let id = try await gateway.perform("AddMatch") { loop throws(BusError) in
-            try loop.addMatch(rule, continuation: continuation)
+            try loop.addMatch(rule, queue: queue)
         }
         let gateway = self.gateway
-        continuation.onTermination = { _ in gateway.submit { loop in loop.removeMatch(id) } }
-        return stream
+        return queue.stream { gateway.submit { loop in loop.removeMatch(id) } }
     }
 
     /// Signals matching any of `rules`, in one stream in the order the bus delivered them
     /// (separate streams lose the order between them: a name's owner change could overtake a
     /// signal its old owner sent before it). A message matching two rules arrives twice.
     public func signals(matchingAny rules: [String]) async throws(BusError) -> AsyncStream<BusSignalMessage> {
-        let (stream, continuation) = AsyncStream.makeStream(of: BusSignalMessage.self)
+        let queue = HandoffQueue<BusSignalMessage>()
         let ids = try await gateway.perform("AddMatch") { loop throws(BusError) in
             var ids: [Int] = []
             do throws(BusError) {
-                for rule in rules { ids.append(try loop.addMatch(rule, continuation: continuation)) }
+                for rule in rules { ids.append(try loop.addMatch(rule, queue: queue)) }
             } catch {
                 for id in ids { loop.removeMatch(id) }
                 throw error
@@ -151,8 +150,12 @@ public final class BusConnection: Sendable {
             return ids
         }
         let gateway = self.gateway
-        continuation.onTermination = { _ in gateway.submit { loop in for id in ids { loop.removeMatch(id) } } }
-        return stream
+        return queue.stream { gateway.submit { loop in for id in ids { loop.removeMatch(id) } } }
+    }
+
+    /// How many match rules are in place, for tests that a consumer gone removes its own.
+    func matchCount() async throws(BusError) -> Int {
+        try await gateway.perform("matchCount") { loop in loop.matchCount }
     }
 
     /// How often the bus thread has woken from poll(2), for tests of frugality.

@@ -16,14 +16,14 @@ public final class UdevMonitor: Sendable {
     /// Starts listening; returns once the monitor is receiving, or throws why it cannot
     /// (no netlink in a container, no udev).
     public init(subsystems: [String]) throws(HardwareError) {
-        let (stream, continuation) = AsyncStream.makeStream(of: DeviceEvent.self, bufferingPolicy: .bufferingNewest(256))
-        events = stream
+        let queue = HandoffQueue<DeviceEvent>(keepingNewest: 256)
+        events = queue.stream()
         thread = try StoppableThread(
             name: "joule-udev-monitor",
             body: { stopFD, ready throws(HardwareError) in
-                try UdevGateway.runMonitor(subsystems: subsystems, stopFD: stopFD, ready: ready, onEvent: { continuation.yield($0) })
+                try UdevGateway.runMonitor(subsystems: subsystems, stopFD: stopFD, ready: ready, onEvent: { queue.push($0) })
             },
-            finished: { continuation.finish() })
+            finished: { queue.finish() })
     }
 
     /// Ends the monitor thread and the event stream. Safe to call more than once.

@@ -33,7 +33,7 @@ final class SdBusGateway: Sendable {
         var closed: [CheckedContinuation<Void, Never>] = []
         /// Why the connection ended without being asked to (the bus went away), once it has.
         var lost: BusError?
-        var lostWatchers: [Int: AsyncStream<BusError>.Continuation] = [:]
+        var lostWatchers: [Int: HandoffQueue<BusError>] = [:]
         var lastWatcher = 0
     }
 
@@ -129,23 +129,21 @@ final class SdBusGateway: Sendable {
     /// Yields once, why, if the connection ends without `close` (the bus went away), then
     /// finishes; finishes without a value when it is closed from here.
     func lost() -> AsyncStream<BusError> {
-        let (stream, continuation) = AsyncStream.makeStream(of: BusError.self)
+        let queue = HandoffQueue<BusError>()
         let id: Int? = inbox.withLock { inbox in
             if inbox.ended {
-                if let lost = inbox.lost { continuation.yield(lost) }
-                continuation.finish()
+                if let lost = inbox.lost { queue.push(lost) }
+                queue.finish()
                 return nil
             }
             inbox.lastWatcher += 1
-            inbox.lostWatchers[inbox.lastWatcher] = continuation
+            inbox.lostWatchers[inbox.lastWatcher] = queue
             return inbox.lastWatcher
         }
-        if let id {
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.inbox.withLock { $0.lostWatchers.removeValue(forKey: id) }
-            }
+        guard let id else { return queue.stream() }
+        return queue.stream { [weak self] in
+            _ = self?.inbox.withLock { $0.lostWatchers.removeValue(forKey: id) }
         }
-        return stream
     }
 
     fileprivate func takeJobs() -> (jobs: [Job], closing: Bool) {
@@ -169,7 +167,7 @@ final class SdBusGateway: Sendable {
         }
         for waiter in waiters { waiter.resume() }
         for watcher in watchers {
-            if let reason { watcher.yield(reason) }
+            if let reason { watcher.push(reason) }
             watcher.finish()
         }
     }
@@ -342,7 +340,7 @@ extension SdBusGateway {
         private func shutdown() {
             for match in matches.values {
                 sd_bus_slot_unref(match.slot)
-                match.continuation.finish()
+                match.queue.finish()
             }
             matches.removeAll()
             for object in objects.values { object.release() }
@@ -578,8 +576,8 @@ extension SdBusGateway {
 
         /// `sd_bus_add_match`, which waits for the bus daemon to confirm the rule, so signals
         /// sent after this returns are delivered.
-        func addMatch(_ rule: String, continuation: AsyncStream<BusSignalMessage>.Continuation) throws(BusError) -> Int {
-            let match = Match(continuation: continuation)
+        func addMatch(_ rule: String, queue: HandoffQueue<BusSignalMessage>) throws(BusError) -> Int {
+            let match = Match(queue: queue)
             var slot: OpaquePointer?
             let status = sd_bus_add_match(
                 bus, &slot, rule, { message, userdata, _ in Loop.matched(message, userdata) },
@@ -591,10 +589,12 @@ extension SdBusGateway {
             return id
         }
 
+        var matchCount: Int { matches.count }
+
         func removeMatch(_ id: Int) {
             guard let match = matches.removeValue(forKey: id) else { return }
             sd_bus_slot_unref(match.slot)
-            match.continuation.finish()
+            match.queue.finish()
         }
 
         private static func matched(_ message: OpaquePointer?, _ userdata: UnsafeMutableRawPointer?) -> Int32 {
@@ -602,7 +602,7 @@ extension SdBusGateway {
             let match = Unmanaged<Match>.fromOpaque(userdata).takeUnretainedValue()
             let member = string(sd_bus_message_get_member(message))
             guard let arguments = try? readAll(message, operation: member) else { return 0 }
-            match.continuation.yield(
+            match.queue.push(
                 BusSignalMessage(
                     sender: string(sd_bus_message_get_sender(message)), path: string(sd_bus_message_get_path(message)),
                     interface: string(sd_bus_message_get_interface(message)), member: member, arguments: arguments))
@@ -862,8 +862,8 @@ extension SdBusGateway {
     }
 
     private final class Match {
-        let continuation: AsyncStream<BusSignalMessage>.Continuation
+        let queue: HandoffQueue<BusSignalMessage>
         var slot: OpaquePointer?
-        init(continuation: AsyncStream<BusSignalMessage>.Continuation) { self.continuation = continuation }
+        init(queue: HandoffQueue<BusSignalMessage>) { self.queue = queue }
     }
 }

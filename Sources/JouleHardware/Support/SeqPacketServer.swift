@@ -31,8 +31,8 @@ public final class SeqPacketServer: Sendable {
     public init(path: String, mode: UInt32 = 0o600, limit: Int) throws(HardwareError) {
         self.path = path
         self.limit = limit
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
-        events = stream
+        let queue = HandoffQueue<Event>()
+        events = queue.stream()
         let listener = try Syscalls.listenSeqPacket(path, mode: mode)
         let table = table
         do {
@@ -54,14 +54,14 @@ public final class SeqPacketServer: Sendable {
                             order.append((id, fd))
                             table.fds.withLock { $0[id] = fd }
                             let peer = Syscalls.peerCredentials(fd)
-                            continuation.yield(.connected(id, pid: peer?.pid, uid: peer?.uid))
+                            queue.push(.connected(id, pid: peer?.pid, uid: peer?.uid))
                         case .none:
                             break
                         case .failed(let failure):
                             Syscalls.close(spare)
                             if case .connection(let fd) = Syscalls.acceptConnection(listener) { Syscalls.close(fd) }
                             spare = Syscalls.openSpareDescriptor()
-                            continuation.yield(.refused(failure))
+                            queue.push(.refused(failure))
                             // Still failing with the reserve spent: do not spin on the listener.
                             if spare < 0 { _ = Syscalls.pollReadable([stopFD], timeout: 100) }
                         }
@@ -72,7 +72,7 @@ public final class SeqPacketServer: Sendable {
                         // Drain what is queued, so one poll serves a burst.
                         reading: while true {
                             switch Syscalls.receivePacket(fd, limit: limit) {
-                            case .packet(let bytes, let length): continuation.yield(.packet(id, bytes: bytes, length: length))
+                            case .packet(let bytes, let length): queue.push(.packet(id, bytes: bytes, length: length))
                             case .none: break reading
                             case .closed:
                                 gone.insert(id)
@@ -83,7 +83,7 @@ public final class SeqPacketServer: Sendable {
                     for (id, fd) in order where gone.contains(id) {
                         table.fds.withLock { _ = $0.removeValue(forKey: id) }
                         Syscalls.close(fd)
-                        continuation.yield(.closed(id))
+                        queue.push(.closed(id))
                     }
                     order.removeAll { gone.contains($0.id) }
                 }
@@ -93,7 +93,7 @@ public final class SeqPacketServer: Sendable {
                 }
                 Syscalls.close(listener)
                 Syscalls.unlinkIfSocket(path)
-                continuation.finish()
+                queue.finish()
             })
         } catch {
             Syscalls.close(listener)
