@@ -30,7 +30,7 @@ enum BeaconText {
         Console.out("\(time(when)): \(rows.count) beacon(s) in range")
         for row in rows {
             Console.out(
-                "  " + pad(row.region, 12) + " " + pad("\(row.key.uuid) \(row.key.major)/\(row.key.minor)", 50)
+                "  " + pad(row.region, 12) + " " + pad(row.key.description, 50)
                     + pad(number(row.rssi, " dBm"), 12) + pad(number(row.accuracyM, " m"), 10) + row.proximity.rawValue)
         }
     }

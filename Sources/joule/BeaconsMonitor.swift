@@ -39,10 +39,8 @@ struct BeaconsMonitor: AsyncParsableCommand {
             if json {
                 output.buffer.appendLine(region.jsonObject)
             } else {
-                var text = "\(BeaconText.time(region.timestampMicros)) \(region.kind.rawValue) \(region.region.name) (\(region.region.uuid)"
-                if let major = region.region.major { text += " \(major)" }
-                if let minor = region.region.minor { text += " \(minor)" }
-                output.buffer.append(text + ")\n")
+                output.buffer.append(
+                    "\(BeaconText.time(region.timestampMicros)) \(region.kind.rawValue) \(region.region.name) (\(region.region.identifierText))\n")
             }
             if let exec {
                 output.flush()

@@ -44,6 +44,32 @@ import Testing
         #expect(result.stdout == (try Self.expected("region-h4.monitor.expected.ndjson")))
     }
 
+    /// Eddystone-UID regions (namespace, and instance when given), on the capture's
+    /// Eddystone-UID beacon: enter lines and hooks carry the namespace and instance, ranging
+    /// reports the beacon by them.
+    @Test func eddystoneRegionsEnterAndRange() async throws {
+        let namespace = "edd1ebeac04e5defa017"
+        let instance = "0badc0ffee01"
+        let regions = ["--region", "door=\(namespace):\(instance)", "--region", "fleet=0x\(namespace.uppercased())"]
+        let monitor = try await CLIHarness.run(
+            ["beacons", "monitor", "--json", "--replay", Self.path("all-kinds-h4.btsnoop"), "--exec", "echo \"hook $JOULE_REGION $JOULE_NAMESPACE [$JOULE_INSTANCE]\" >&2"]
+                + regions)
+        #expect(monitor.status == 0)
+        let lines = monitor.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines.first == "{\"timestamp\":1700000000.3,\"event\":\"enter\",\"region\":\"door\",\"namespace\":\"\(namespace)\",\"instance\":\"\(instance)\"}")
+        #expect(lines.last == "{\"timestamp\":1700000000.3,\"event\":\"enter\",\"region\":\"fleet\",\"namespace\":\"\(namespace)\",\"instance\":null}")
+        #expect(monitor.stderr.contains("hook door \(namespace) [\(instance)]"))
+        #expect(monitor.stderr.contains("hook fleet \(namespace) []"))
+
+        let range = try await CLIHarness.run(["beacons", "range", "--json", "--interval", "1", "--replay", Self.path("all-kinds-h4.btsnoop")] + regions)
+        #expect(range.status == 0)
+        let rows = range.stdout.split(separator: "\n").filter { $0.contains("\"region\":\"door\"") }
+        #expect(!rows.isEmpty)
+        #expect(rows.allSatisfy { $0.contains("\"namespace\":\"\(namespace)\",\"instance\":\"\(instance)\",\"rssi\":") })
+        #expect(!range.stdout.contains("\"uuid\""), "no proximity beacon is in these regions")
+    }
+
     @Test func monitorExitTimeoutAndExec() async throws {
         let result = try await CLIHarness.run([
             "beacons", "monitor", "--replay", Self.path("region-h4.btsnoop"), "--exit-timeout", "20",
@@ -107,7 +133,7 @@ import Testing
     @Test func badArguments() async throws {
         let badRegion = try await CLIHarness.run(["beacons", "monitor", "--region", "office=not-a-uuid"])
         #expect(badRegion.status == 2)
-        #expect(badRegion.stderr.contains("is not a UUID"))
+        #expect(badRegion.stderr.contains("is neither a UUID"))
         let noRegion = try await CLIHarness.run(["beacons", "range"])
         #expect(noRegion.status == 2)
         #expect(noRegion.stderr.contains("--region"))

@@ -221,6 +221,23 @@ struct BlueZTransportTests {
 
     static let region = BeaconRegion(name: "office", uuid: BeaconUUID(uuid)!, major: 7)
 
+    /// An Eddystone-UID region is its namespace (and instance) in 0xFEAA service data, at the
+    /// kernel's and bluetoothd 5.66's offset (4, after the UUID, frame type and Tx power) and at
+    /// newer bluetoothd's (2: it counts from after the UUID).
+    @Test func anEddystoneRegionIsAServiceDataPattern() throws {
+        let namespace: [UInt8] = [0xED, 0xD1, 0xEB, 0xEA, 0xC0, 0x4E, 0x5D, 0xEF, 0xA0, 0x17]
+        let instance: [UInt8] = [0x0B, 0xAD, 0xC0, 0xFF, 0xEE, 0x01]
+        func pattern(_ start: UInt8, _ content: [UInt8]) -> BusValue {
+            .structure([.byte(start), .byte(0x16), .array(elementSignature: "y", content.map(BusValue.byte))])
+        }
+        let one = try BeaconRegion(spec: "door=edd1ebeac04e5defa017:0badc0ffee01")
+        #expect(
+            BlueZRegionMonitor.patterns(for: one)
+                == .array(elementSignature: "(yyay)", [pattern(4, namespace + instance), pattern(2, namespace + instance)]))
+        let fleet = try BeaconRegion(spec: "fleet=edd1ebeac04e5defa017")
+        #expect(BlueZRegionMonitor.patterns(for: fleet) == .array(elementSignature: "(yyay)", [pattern(4, namespace), pattern(2, namespace)]))
+    }
+
     @Test func monitorsAreRegisteredWithTheRegionsPatterns() async throws {
         try await Self.withBlueZ(manager: ["controller-patterns"]) { mock, transport in
             let prepared = await BlueZRegionMonitor.prepare(on: transport, regions: [Self.region], exitTimeout: .seconds(12.5))

@@ -113,7 +113,7 @@ struct DaemonConfigurationTests {
         #expect(config.cpuMonitor[0].configuration.window == .seconds(30))
         #expect(config.beacons.count == 1)
         #expect(config.beacons[0].regions.first?.name == "door")
-        #expect(config.beacons[0].regions.first?.minor == 2)
+        #expect(config.beacons[0].regions.first?.identity == .proximity(uuid: BeaconUUID("F7826DA6-4FA2-4E98-8024-BC5B71E0893E")!, major: 1, minor: 2))
         #expect(config.beacons[0].exitTimeout == .seconds(20))
         #expect(config.beacons[0].adapter == "hci1")
         #expect(config.beacons[0].transport == .bluez)

@@ -173,7 +173,17 @@ says() { grep -qiw -- "$2" "$1"; }
 # replay. Usage: untimed FILE
 untimed() { sed 's/"timestamp":[^,]*,//' "$1"; }
 
-# Runs `joule beacons monitor --json --region office=E2C56DB5-... --exit-timeout 2 ARGS`
+# INSIDE_CHECK for a monitor through AdvertisementMonitorManager1: bluetoothd gave the kernel a
+# pattern monitor (mgmt Add Adv Patterns Monitor, 0x0052 or 0x0056 with RSSI, status 0 in its
+# debug log), and joule started no discovery.
+manager_monitor_inside() {
+    grep -qE 'command 0x005[26] complete: 0x00' bluetoothd.log ||
+        fail "bluetoothd gave the kernel no pattern monitor: $(grep -i 'monitor' bluetoothd.log | tail -n 5 | tr '\n' ' ')"
+    not_discovering "$ADAPTER" || fail "joule started discovery although the monitor manager is there"
+}
+
+# Runs `joule beacons monitor --json --region office=E2C56DB5-... --exit-timeout 2 ARGS` (MONITOR_REGION
+# replaces the region; name it office)
 # (events.ndjson, err.txt) against a controller whose office beacon is on the air for ON_AIR
 # seconds after scanning starts (region-h4 -R 10 -L -D ON_AIR), until it has entered and
 # exited, then SIGINT. Fails unless joule exits 0, its first stderr line names MECHANISM, the
@@ -182,7 +192,7 @@ untimed() { sed 's/"timestamp":[^,]*,//' "$1"; }
 # (seconds after the controller's first scan enable). Usage: monitor_in_out MECHANISM ON_AIR ARGS...
 monitor_in_out() {
     _mech=$1 _on_air=$2; shift 2
-    joule beacons monitor --json --region office=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0 --exit-timeout 2 "$@" \
+    joule beacons monitor --json --region "${MONITOR_REGION:-office=E2C56DB5-DFFB-48D2-B060-D0F5A71096E0}" --exit-timeout 2 "$@" \
         > events.ndjson 2> err.txt &
     _jp=$!
     track $_jp

@@ -38,6 +38,22 @@ public struct BeaconIdentifier: Sendable, Hashable, CustomStringConvertible {
         self = bytes.withUnsafeBytes { BeaconIdentifier($0) }
     }
 
+    /// Parses `count` bytes written as hex digits in either case, with an optional `0x`
+    /// (the AltBeacon library's form); nil for anything else.
+    public init?(hex text: String, count: Int) {
+        var digits = Substring(text)
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits = digits.dropFirst(2) }
+        let utf8 = Array(digits.utf8)
+        guard count <= 24, utf8.count == 2 * count else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count)
+        for i in stride(from: 0, to: utf8.count, by: 2) {
+            guard let high = Hex.value(of: utf8[i]), let low = Hex.value(of: utf8[i + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        self.init(bytes)
+    }
+
     public func byte(at index: Int) -> UInt8 {
         let word = index < 8 ? words.0 : index < 16 ? words.1 : words.2
         return UInt8(truncatingIfNeeded: word >> UInt64(56 - 8 * (index % 8)))

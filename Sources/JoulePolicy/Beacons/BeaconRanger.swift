@@ -40,7 +40,7 @@ public struct BeaconRanger: Sendable {
     }
 
     public func inRegion(_ key: BeaconKey) -> Bool {
-        regions.contains { $0.matches(uuid: key.uuid, major: key.major, minor: key.minor) }
+        regions.contains { $0.matches(key) }
     }
 
     /// Records an advert of a beacon in one of the regions; RSSI nil still counts as seen.
@@ -61,7 +61,7 @@ public struct BeaconRanger: Sendable {
             history.append(estimate.accuracyM)
             if history.count > steadyIntervals { history.removeFirst(history.count - steadyIntervals) }
             kept[key] = history
-            for region in regions where region.matches(uuid: key.uuid, major: key.major, minor: key.minor) {
+            for region in regions where region.matches(key) {
                 rows.append(
                     RangedBeacon(
                         timestampMicros: time, region: region.name, key: key, rssi: estimate.rssi,

@@ -29,7 +29,7 @@ public final class BeaconRegionGauges: Sendable {
     /// An advert of `key` heard at `rssi` dBm at `time` (Unix µs).
     public func heard(_ key: BeaconKey, rssi: Int, at time: Int64) {
         state.withLock { states in
-            for index in regions.indices where regions[index].matches(uuid: key.uuid, major: key.major, minor: key.minor) {
+            for index in regions.indices where regions[index].matches(key) {
                 states[index].rssi.add(rssi, at: time)
                 // Bounded by the filter's window, whether anyone reads or not.
                 states[index].rssi.prune(now: time)

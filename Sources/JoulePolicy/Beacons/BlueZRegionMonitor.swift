@@ -85,17 +85,34 @@ public final class BlueZRegionMonitor: Sendable {
     /// The region's patterns, `a(yyay)`: iBeacon (manufacturer data of Apple, 0x004C, type 0x02,
     /// length 0x15, then the UUID) and AltBeacon (any company, then code 0xBEAC and the UUID as
     /// id1), each followed by major and minor when the region names them.
+    ///
+    /// Eddystone-UID: the namespace (and instance) in service data. Its frame puts the Tx power
+    /// between the frame type and the namespace, and an or_patterns monitor cannot skip a byte,
+    /// so the pattern is the namespace alone at its offset; ten bytes of namespace name one
+    /// beacon fleet. Offsets differ by BlueZ version: the kernel, the controller and bluetoothd up
+    /// to 5.68 count from the service UUID (0xFEAA, frame type, Tx power: offset 4); bluetoothd
+    /// 5.69 and later count from after it (offset 2). Both patterns are given: one matches.
     public static func patterns(for region: BeaconRegion) -> BusValue {
-        var id: [UInt8] = withUnsafeBytes(of: region.uuid.high.bigEndian) { Array($0) }
-        id += withUnsafeBytes(of: region.uuid.low.bigEndian) { Array($0) }
-        if let major = region.major {
-            id += [UInt8(major >> 8), UInt8(truncatingIfNeeded: major)]
-            if let minor = region.minor { id += [UInt8(minor >> 8), UInt8(truncatingIfNeeded: minor)] }
+        func pattern(start: UInt8, type: UInt8, _ content: [UInt8]) -> BusValue {
+            .structure([.byte(start), .byte(type), .array(elementSignature: "y", content.map(BusValue.byte))])
         }
-        func pattern(start: UInt8, _ content: [UInt8]) -> BusValue {
-            .structure([.byte(start), .byte(ADStructures.manufacturerSpecific), .array(elementSignature: "y", content.map(BusValue.byte))])
+        switch region.identity {
+        case .proximity(let uuid, let major, let minor):
+            var id: [UInt8] = withUnsafeBytes(of: uuid.high.bigEndian) { Array($0) }
+            id += withUnsafeBytes(of: uuid.low.bigEndian) { Array($0) }
+            if let major {
+                id += [UInt8(major >> 8), UInt8(truncatingIfNeeded: major)]
+                if let minor { id += [UInt8(minor >> 8), UInt8(truncatingIfNeeded: minor)] }
+            }
+            let type = ADStructures.manufacturerSpecific
+            return .array(
+                elementSignature: "(yyay)",
+                [pattern(start: 0, type: type, [0x4C, 0x00, 0x02, 0x15] + id), pattern(start: 2, type: type, [0xBE, 0xAC] + id)])
+        case .eddystone(let namespace, let instance):
+            let id = namespace.bytes + (instance?.bytes ?? [])
+            let type = ADStructures.serviceData16
+            return .array(elementSignature: "(yyay)", [pattern(start: 4, type: type, id), pattern(start: 2, type: type, id)])
         }
-        return .array(elementSignature: "(yyay)", [pattern(start: 0, [0x4C, 0x00, 0x02, 0x15] + id), pattern(start: 2, [0xBE, 0xAC] + id)])
     }
 
     /// `RSSILowTimeout`: the exit timeout in whole seconds, 1 to 255 (MSFT's LE Monitor

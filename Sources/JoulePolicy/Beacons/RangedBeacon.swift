@@ -11,17 +11,14 @@ public struct RangedBeacon: Sendable, Equatable {
     public var accuracyM: Double?
     public var proximity: Proximity
 
-    /// `{"timestamp","region","uuid","major","minor","rssi","accuracyM","proximity"}`.
+    /// `{"timestamp","region","uuid","major","minor","rssi","accuracyM","proximity"}`
+    /// (Eddystone-UID: `"namespace","instance"` in place of the UUID, major and minor).
     public var jsonObject: JSONObject {
-        [
-            "timestamp": .from(Double(timestampMicros) / 1_000_000),
-            "region": .string(region),
-            "uuid": .string(key.uuid.description),
-            "major": .int(Int(key.major)),
-            "minor": .int(Int(key.minor)),
-            "rssi": .from(rssi, places: 2),
-            "accuracyM": .from(accuracyM, places: 2),
-            "proximity": .string(proximity.rawValue),
-        ]
+        var object: JSONObject = ["timestamp": .from(Double(timestampMicros) / 1_000_000), "region": .string(region)]
+        for (name, value) in key.jsonFields { object[name] = value }
+        object["rssi"] = .from(rssi, places: 2)
+        object["accuracyM"] = .from(accuracyM, places: 2)
+        object["proximity"] = .string(proximity.rawValue)
+        return object
     }
 }

@@ -7,28 +7,27 @@ public struct RegionEvent: Sendable, Equatable {
     public var kind: Kind
     public var region: BeaconRegion
 
-    /// `{"timestamp","event","region","uuid","major","minor"}`: the region's identifiers, null
-    /// where the region matches any value, as `CLBeaconRegion` reports them.
+    /// `{"timestamp","event","region","uuid","major","minor"}` (Eddystone-UID regions:
+    /// `"namespace","instance"`): the region's identifiers, null where the region matches any
+    /// value, as `CLBeaconRegion` reports them.
     public var jsonObject: JSONObject {
-        [
+        var object: JSONObject = [
             "timestamp": .from(Double(timestampMicros) / 1_000_000),
             "event": .string(kind.rawValue),
             "region": .string(region.name),
-            "uuid": .string(region.uuid.description),
-            "major": .from(region.major.map(Int.init)),
-            "minor": .from(region.minor.map(Int.init)),
         ]
+        for (key, value) in region.identifierFields { object[key] = value }
+        return object
     }
 
     /// The `beacons monitor --exec` environment: `JOULE_EVENT`, `JOULE_REGION`, `JOULE_UUID`,
-    /// `JOULE_MAJOR`, `JOULE_MINOR` (empty when the region matches any) and `JOULE_TIMESTAMP`.
+    /// `JOULE_MAJOR`, `JOULE_MINOR` (Eddystone-UID: `JOULE_NAMESPACE`, `JOULE_INSTANCE`; empty
+    /// when the region matches any) and `JOULE_TIMESTAMP`.
     public var hookEnvironment: HookEnvironment {
         var environment = HookEnvironment(
             event: kind.rawValue, timestamp: JSONValue.from(Double(timestampMicros) / 1_000_000).serialized)
         environment.set("region", .string(region.name))
-        environment.set("uuid", .string(region.uuid.description))
-        environment.set("major", .from(region.major.map(Int.init)))
-        environment.set("minor", .from(region.minor.map(Int.init)))
+        for (key, value) in region.identifierFields { environment.set(key, value) }
         return environment
     }
 }

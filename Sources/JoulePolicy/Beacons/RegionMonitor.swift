@@ -31,7 +31,7 @@ public struct RegionMonitor: Sendable {
     /// A matching advert at `time` (already advanced to): enters regions not yet inside.
     public mutating func observe(_ key: BeaconKey, at time: Int64) -> [RegionEvent] {
         var events: [RegionEvent] = []
-        for (i, region) in regions.enumerated() where region.matches(uuid: key.uuid, major: key.major, minor: key.minor) {
+        for (i, region) in regions.enumerated() where region.matches(key) {
             states[i].silence = 0
             if !states[i].inside {
                 states[i].inside = true

@@ -12,11 +12,6 @@
 on_air=6
 start_controller -c /fixtures/bluetooth/region-h4.btsnoop -R 10 -L -D $on_air
 start_bluez --experimental "$ADAPTER"
-inside() {
-    grep -qE 'command 0x005[26] complete: 0x00' bluetoothd.log ||
-        fail "bluetoothd gave the kernel no pattern monitor: $(grep -i 'monitor' bluetoothd.log | tail -n 5 | tr '\n' ' ')"
-    not_discovering "$ADAPTER" || fail "joule started discovery although the monitor manager is there"
-}
-INSIDE_CHECK=inside
+INSIDE_CHECK=manager_monitor_inside
 monitor_in_out bluez-software $on_air --transport bluez --adapter "$ADAPTER"
 pass "monitor manager: enter +${ENTER_S}s, exit +${EXIT_S}s"
