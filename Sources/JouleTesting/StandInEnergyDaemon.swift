@@ -28,7 +28,8 @@ public final class StandInEnergyDaemon: Sendable {
                     if refuse { throw .accessDenied("Not authorized by polkit") }
                     recorded.modes.withLock { $0.append(mode) }
                 },
-                status: { status }))
+                status: { status }),
+            log: { _ in })
         try await connection.requestName(EnergyService.busName)
     }
 

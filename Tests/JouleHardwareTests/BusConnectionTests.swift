@@ -264,6 +264,38 @@ import Testing
         }
     }
 
+    /// A signal that cannot be sent is logged once (naming the signal, the object and why) until
+    /// that signal goes out again, which is logged too; a client never learns of a lost change,
+    /// so the journal must say it.
+    @Test func aSignalThatCannotBeSentIsLoggedOnceUntilItWorksAgain() async throws {
+        try Self.requireDaemon()
+        try await PrivateBusDaemon.with { daemon in
+            let server = try await BusConnection.open(address: daemon.address)
+            try await server.export(Self.testInterface(Seen()), at: Self.path)
+            let logged = Locked<[String]>([])
+            let emitter = BusSignalEmitter(bus: server, path: Self.path, interface: Self.interfaceName) { line in
+                logged.withLock { $0.append(line) }
+            }
+            // An object path that is not one: sd_bus_message_append refuses it.
+            for _ in 0..<3 { await emitter.signal("PowerStateDidChange", [.objectPath("not a path"), .string("")]) }
+            #expect(logged.withLock { $0.count } == 1)
+            let first = logged.withLock { $0.first ?? "" }
+            #expect(first.contains("cannot emit org.joule.Test1.PowerStateDidChange on /org/joule/Test1"))
+            #expect(first.contains("clients miss this change"))
+            await emitter.signal("PowerStateDidChange", [.bool(true), .string("battery")])
+            #expect(logged.withLock { $0.last } == "emitting org.joule.Test1.PowerStateDidChange on /org/joule/Test1 works again")
+
+            await server.close()
+            await emitter.signal("PowerStateDidChange", [.bool(false), .string("")])
+            await emitter.propertiesChanged(["LowPowerMode"])
+            await emitter.propertiesChanged(["LowPowerMode"])
+            let afterClose = logged.withLock { Array($0.dropFirst(2)) }
+            #expect(afterClose.count == 2, "\(afterClose)")
+            #expect(afterClose.first?.contains("PowerStateDidChange") == true)
+            #expect(afterClose.last?.contains("cannot emit org.joule.Test1.PropertiesChanged") == true)
+        }
+    }
+
     /// The daemon must be frugal: an idle connection with an export and a match sleeps in
     /// poll(2) without a timeout, and wakes only for traffic.
     @Test func anIdleConnectionDoesNotWake() async throws {

@@ -38,21 +38,26 @@ public final class AppsService: Sendable {
     private let bus: BusConnection
     private let handlers: Handlers
 
-    private init(bus: BusConnection, handlers: Handlers) {
+    private let signals: BusSignalEmitter
+
+    private init(bus: BusConnection, handlers: Handlers, log: @escaping @Sendable (String) -> Void) {
         self.bus = bus
         self.handlers = handlers
+        signals = BusSignalEmitter(bus: bus, path: Self.objectPath, interface: Self.interfaceName, log: log)
     }
 
-    public static func export(on bus: BusConnection, handlers: Handlers) async throws(BusError) -> AppsService {
-        let service = AppsService(bus: bus, handlers: handlers)
+    /// Exports the object; `log` hears signals that could not be sent.
+    public static func export(
+        on bus: BusConnection, handlers: Handlers, log: @escaping @Sendable (String) -> Void
+    ) async throws(BusError) -> AppsService {
+        let service = AppsService(bus: bus, handlers: handlers, log: log)
         try await bus.export(service.interface(), at: objectPath)
         return service
     }
 
     /// Emits `Event` with one `joule app events --json` line.
     public func announce(_ line: AppEventLine) async {
-        try? await bus.emitSignal(path: Self.objectPath, interface: Self.interfaceName, member: "Event",
-                                  arguments: [.string(line.json.serialized)])
+        await signals.signal("Event", [.string(line.json.serialized)])
     }
 
     /// The method that asks for `request`: `Foreground` for `foreground`.

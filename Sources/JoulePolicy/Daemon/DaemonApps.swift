@@ -65,7 +65,7 @@ actor DaemonApps {
             },
             list: { [weak self] credentials in await self?.list(uid: credentials.uid) ?? "[]" })
         do {
-            service = try await AppsService.export(on: bus, handlers: handlers)
+            service = try await AppsService.export(on: bus, handlers: handlers, log: log)
         } catch {
             throw .bus("cannot export \(AppsService.objectPath): \(error)")
         }

@@ -47,7 +47,7 @@ actor DaemonTransfers {
             store: store, transport: transport, settings: settings,
             readings: Self.readings(power, metered: metered.metered), log: log)
         do {
-            service = try await TransfersService.export(on: bus, scheduler: scheduler)
+            service = try await TransfersService.export(on: bus, scheduler: scheduler, log: log)
         } catch {
             throw .bus("cannot export \(TransfersService.objectPath): \(error)")
         }

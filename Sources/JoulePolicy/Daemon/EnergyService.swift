@@ -65,18 +65,21 @@ public final class EnergyService: Sendable {
         init(_ state: State) { value = Locked(state) }
     }
 
-    private let bus: BusConnection
+    private let signals: BusSignalEmitter
     private let snapshot: Snapshot
 
-    private init(bus: BusConnection, state: State) {
-        self.bus = bus
+    private init(bus: BusConnection, state: State, log: @escaping @Sendable (String) -> Void) {
+        signals = BusSignalEmitter(bus: bus, path: Self.objectPath, interface: Self.interfaceName, log: log)
         snapshot = Snapshot(state)
     }
 
     /// Exports the object on `bus` with `initial` state. The name is requested separately,
-    /// after the export, so the first caller finds the object.
-    public static func export(on bus: BusConnection, initial: State, handlers: Handlers) async throws(BusError) -> EnergyService {
-        let service = EnergyService(bus: bus, state: initial)
+    /// after the export, so the first caller finds the object. `log` hears signals that could
+    /// not be sent.
+    public static func export(
+        on bus: BusConnection, initial: State, handlers: Handlers, log: @escaping @Sendable (String) -> Void
+    ) async throws(BusError) -> EnergyService {
+        let service = EnergyService(bus: bus, state: initial, log: log)
         try await bus.export(service.interface(handlers), at: objectPath)
         return service
     }
@@ -91,19 +94,15 @@ public final class EnergyService: Sendable {
         }
         let changed = zip(old.properties, new.properties).filter { $0.0.1 != $0.1.1 }.map(\.1.0)
         guard !changed.isEmpty else { return }
-        try? await bus.emitPropertiesChanged(path: Self.objectPath, interface: Self.interfaceName, names: changed)
+        await signals.propertiesChanged(changed)
     }
 
     public func powerStateDidChange(lowPowerMode: Bool, reason: String) async {
-        try? await bus.emitSignal(
-            path: Self.objectPath, interface: Self.interfaceName, member: "PowerStateDidChange",
-            arguments: [.bool(lowPowerMode), .string(reason)])
+        await signals.signal("PowerStateDidChange", [.bool(lowPowerMode), .string(reason)])
     }
 
     public func thermalStateDidChange(state: ThermalState, previous: ThermalState, cause: String?) async {
-        try? await bus.emitSignal(
-            path: Self.objectPath, interface: Self.interfaceName, member: "ThermalStateDidChange",
-            arguments: [.string(state.description), .string(previous.description), .string(cause ?? "")])
+        await signals.signal("ThermalStateDidChange", [.string(state.description), .string(previous.description), .string(cause ?? "")])
     }
 
     private func interface(_ handlers: Handlers) -> BusInterface {

@@ -171,7 +171,8 @@ public actor JouleDaemon {
                     },
                     status: { [weak self] in await self?.statusJSON() ?? "{}" },
                     metrics: { [weak self] () throws(BusMethodError) in try await self?.metricsText() ?? "" },
-                    history: history?.handler(bus: bus)))
+                    history: history?.handler(bus: bus)),
+                log: log)
             let conditions = await state()
             let apps = try DaemonApps(
                 bus: bus, systemBus: systemBus, runtime: runtimeDirectory,

@@ -17,14 +17,20 @@ public final class TransfersService: Sendable {
     private let bus: BusConnection
     private let scheduler: TransferScheduler
 
-    private init(bus: BusConnection, scheduler: TransferScheduler) {
+    private let signals: BusSignalEmitter
+
+    private init(bus: BusConnection, scheduler: TransferScheduler, log: @escaping @Sendable (String) -> Void) {
         self.bus = bus
         self.scheduler = scheduler
+        signals = BusSignalEmitter(bus: bus, path: Self.objectPath, interface: Self.interfaceName, log: log)
     }
 
-    /// Exports the object; the name is requested separately, after the export.
-    public static func export(on bus: BusConnection, scheduler: TransferScheduler) async throws(BusError) -> TransfersService {
-        let service = TransfersService(bus: bus, scheduler: scheduler)
+    /// Exports the object; the name is requested separately, after the export. `log` hears
+    /// signals that could not be sent.
+    public static func export(
+        on bus: BusConnection, scheduler: TransferScheduler, log: @escaping @Sendable (String) -> Void
+    ) async throws(BusError) -> TransfersService {
+        let service = TransfersService(bus: bus, scheduler: scheduler, log: log)
         try await bus.export(service.interface(), at: objectPath)
         return service
     }
@@ -36,16 +42,11 @@ public final class TransfersService: Sendable {
         case .changed(let changed): transfer = changed
         case .finished(let finished): transfer = finished
         }
-        try? await bus.emitSignal(
-            path: Self.objectPath, interface: Self.interfaceName, member: "TransferChanged",
-            arguments: [.string(transfer.id), .string(transfer.state.name)])
+        await signals.signal("TransferChanged", [.string(transfer.id), .string(transfer.state.name)])
         if case .finished = notice {
-            try? await bus.emitSignal(
-                path: Self.objectPath, interface: Self.interfaceName, member: "TransferFinished",
-                arguments: [
-                    .string(transfer.id), .string(transfer.state.name),
-                    .string(transfer.destination ?? transfer.uploadSource ?? ""),
-                ])
+            await signals.signal(
+                "TransferFinished",
+                [.string(transfer.id), .string(transfer.state.name), .string(transfer.destination ?? transfer.uploadSource ?? "")])
         }
     }
 
