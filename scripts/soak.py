@@ -15,7 +15,9 @@ property's last PropertiesChanged against a final Get, and the Low Power Mode an
 transitions against the script's. The figures go into BENCHMARKS.md (SOAK_REPORT=0: not).
 
 Needs /usr/bin/python3 with dbus-python and GLib (python3-dbus, python3-gi), umockdev and a
-joule binary (SOAK_JOULE, default the release build of `make release`).
+joule binary (SOAK_JOULE, default the release build of `make release`). SOAK_IO_STALL=MIB
+stalls the disk every 20 s (MIB written with fsync, and a GetHistory call that makes the daemon
+write its history meanwhile).
 """
 import json
 import multiprocessing
@@ -42,6 +44,9 @@ TRANSFERS = int(os.environ.get("SOAK_TRANSFERS", "1000"))
 DURATION = float(os.environ.get("SOAK_SECONDS", "540"))  # how long the fixture script runs
 WARMUP = 20.0
 MALLOC_STATS = os.environ.get("SOAK_MALLOC_STATS") == "1"
+# MiB written with fsync beside the state directory every 20 s, each time with a GetHistory call
+# (the daemon writes its pending rows first): a disk stall, as a large link caused once.
+IO_STALL_MIB = int(os.environ.get("SOAK_IO_STALL", "0"))
 BUS = "org.joule.Energy1"
 PATH = "/org/joule/Energy1"
 PROPERTIES = ["LowPowerMode", "LowPowerModeSource", "ThermalState", "OnBattery", "Percentage", "WarningLevel"]
@@ -477,6 +482,21 @@ def run(work, testbed, address, config, daemon, recorded):
             f.write(GOOD_CONFIG)
         daemon.send_signal(signal.SIGHUP)
 
+    stalls = []  # seconds each injected stall took
+
+    def io_staller():
+        scratch = os.path.join(work, "stall")
+        while IO_STALL_MIB and not script_done.wait(20):
+            began = time.monotonic()
+            dd = subprocess.Popen(["dd", "if=/dev/zero", f"of={scratch}", "bs=1M", f"count={IO_STALL_MIB}", "conv=fsync"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(0.5)
+            subprocess.run(["busctl", f"--address={address}", "call", BUS, PATH, BUS, "GetHistory", "dd", "0", str(time.time())],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+            dd.wait()
+            os.unlink(scratch)
+            stalls.append(round(time.monotonic() - began, 1))
+
     samples = []
 
     def sampler():
@@ -488,7 +508,8 @@ def run(work, testbed, address, config, daemon, recorded):
     workers = [multiprocessing.Process(target=client_worker, args=(address, per_client, results)) for _ in range(8)]
     workers.append(multiprocessing.Process(target=churn_worker, args=(address, CHURN, results)))
     workers.append(multiprocessing.Process(target=transfer_worker, args=(address, TRANSFERS, os.path.join(work, "dl"), results)))
-    threads = [threading.Thread(target=fixture_script), threading.Thread(target=reloads), threading.Thread(target=sampler)]
+    threads = [threading.Thread(target=fixture_script), threading.Thread(target=reloads), threading.Thread(target=sampler),
+               threading.Thread(target=io_staller)]
     started = time.monotonic()
     for t in threads:
         t.start()
@@ -562,6 +583,7 @@ def run(work, testbed, address, config, daemon, recorded):
         "propertyMismatches": mismatches,
         "transitionsExpected": expected, "transitionsSeen": seen, "thermalStepsMissed": missed[:10],
         "daemonAlive": daemon.poll() is None,
+        "ioStallSeconds": stalls,
     }
     verdicts = [
         figures["callFailures"] == 0,

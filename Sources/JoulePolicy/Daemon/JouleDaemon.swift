@@ -102,6 +102,7 @@ public actor JouleDaemon {
     private var apps: DaemonApps?
     private var metrics: DaemonMetrics?
     private var history: DaemonHistory?
+    private let follower = DaemonEventFollower()
 
     public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
@@ -237,11 +238,31 @@ public actor JouleDaemon {
     /// signals until SIGTERM or SIGINT (nil) or until a bus goes away (why); SIGHUP reloads.
     private func serve(engine: EnergyMonitor, signals: AsyncStream<TerminationSignal>) async -> BusError? {
         // The watchdog's ping comes from the engine's loop after its work, so a wedged read
-        // (or a wedged handler: the loop awaits each event) lets systemd restart the unit.
+        // (or a wedged handler: the loop awaits each event) lets systemd restart the unit; so
+        // does a follower stuck for longer than WatchdogSec (twice the ping interval).
         if let interval = notifier.watchdogPingInterval {
-            let notifier = self.notifier
-            await engine.setHeartbeat(every: interval) { notifier.watchdog() }
+            let notifier = self.notifier, follower = self.follower, log = self.log
+            await engine.setHeartbeat(every: interval) {
+                let stuck = follower.backlogAge
+                guard stuck < interval * 2 else {
+                    return log("watchdog: not pinging: workloads, transfers, apps and history have not taken an event for \(Int(stuck.inSeconds)) s")
+                }
+                notifier.watchdog()
+            }
         }
+        let follower = self.follower
+        let following = Task { [weak self] in
+            await follower.run { event in await self?.follow(event) }
+        }
+        let ending = await serveUntilDone(engine: engine, signals: signals)
+        follower.finish()
+        // What was handed over before the end is still recorded.
+        await following.value
+        return ending
+    }
+
+    /// `serve`'s tasks, until one of them decides how serving ends.
+    private func serveUntilDone(engine: EnergyMonitor, signals: AsyncStream<TerminationSignal>) async -> BusError? {
         var buses = [bus].compactMap { $0 }
         if let systemBus, systemBus !== bus { buses.append(systemBus) }
         return await withTaskGroup(of: Ending.self) { group in
@@ -290,14 +311,12 @@ public actor JouleDaemon {
 
     // MARK: Engine events
 
+    /// What must not wait for the disk: the properties, the signals, the knobs. The rest
+    /// follows in `follow`, in order, on the follower's task.
     private func handle(_ event: TimedEvent) async {
         guard let service, let actuation else { return }
         await service.update(await state())
-        await workloads?.update(await states())
-        await transfers?.update(await powerReadings())
-        let conditions = await state()
-        await apps?.update(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
-        await history?.record(event)
+        follower.submit(event)
         switch event.event {
         case .powerStateDidChange(let on, let reason):
             log("Low Power Mode \(on ? "on" : "off") (\(reason))")
@@ -310,6 +329,16 @@ public actor JouleDaemon {
             break
         }
         notifier.status(await statusLine())
+    }
+
+    /// An event's consequences that may wait on the disk: workloads, transfers and apps see
+    /// the current state, the history records the event.
+    private func follow(_ event: TimedEvent) async {
+        await workloads?.update(await states())
+        await transfers?.update(await powerReadings())
+        let conditions = await state()
+        await apps?.update(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
+        await history?.record(event)
     }
 
     private func setLowPowerMode(_ mode: LowPowerOverride, from sender: String) async throws(BusMethodError) {
