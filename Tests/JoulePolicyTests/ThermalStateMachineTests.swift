@@ -62,6 +62,24 @@ import Testing
         #expect(change?.previous == .serious)
     }
 
+    /// A zone near its threshold that misreads once keeps the fast poll: the soak's thermal
+    /// steps were missed for 30 s at a time when one read caught the fixture's file between
+    /// truncate and write and the schedule fell to the far poll. Once the vote is stale, the
+    /// far poll is right: nothing is known to be near.
+    @Test func aMisreadNearTheThresholdKeepsTheFastPoll() {
+        let schedule = PollSchedule()
+        var machine = ThermalStateMachine(confirmations: 1, staleAfter: 30)
+        _ = machine.update(Self.readings(87), at: 0)  // 3 °C below serious (90): near
+        #expect(schedule.thermalInterval(machine) == schedule.thermalNear)
+        _ = machine.update(Self.readings(nil), at: 2)
+        #expect(machine.lastAssessment.votes.isEmpty, "the reading itself has no vote")
+        #expect(schedule.thermalInterval(machine) == schedule.thermalNear)
+        _ = machine.update(Self.readings(nil), at: 40)
+        #expect(schedule.thermalInterval(machine) == schedule.thermalFar)
+        _ = machine.update(Self.readings(60), at: 42)  // 20 °C from every threshold
+        #expect(schedule.thermalInterval(machine) == schedule.thermalFar)
+    }
+
     @Test func vanishedZoneStopsVotingAtOnce() {
         var machine = ThermalStateMachine(confirmations: 1)
         _ = machine.update(Self.readings(96), at: 0)

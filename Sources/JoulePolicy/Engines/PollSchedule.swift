@@ -52,7 +52,10 @@ public struct PollSchedule: Sendable, Hashable {
     public func thermalInterval(_ machine: ThermalStateMachine) -> Duration {
         if machine.isConfirming { return min(thermalConfirm, fixedInterval ?? thermalConfirm) }
         if let fixedInterval { return fixedInterval }
-        let votes = machine.lastAssessment.votes
+        // Not the latest assessment alone: a zone that misread once (EIO from ACPI; the soak's
+        // fixture caught between truncate and write) kept its vote, and would fall to the 30 s
+        // poll and miss the next steps.
+        let votes = machine.votesInForce
         let near = votes.contains { vote in
             if vote.source == .coolingDevice { return vote.state > .nominal }
             guard let temperature = vote.temperatureC, let distance = vote.thresholds?.distance(from: temperature) else { return false }

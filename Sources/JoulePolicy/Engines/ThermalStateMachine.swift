@@ -19,8 +19,12 @@ public struct ThermalStateMachine: Sendable {
 
     public private(set) var state: ThermalState = .nominal
     public private(set) var cause: String?
-    /// The latest assessment without hysteresis, for display and polling decisions.
+    /// The latest assessment without hysteresis, for display.
     public private(set) var lastAssessment = ThermalAssessment(state: .nominal, cause: nil, votes: [])
+    /// The votes the state was decided on: the latest reading's, plus the last vote of an input
+    /// that failed to read and is not yet stale. Polling decides on these, so a zone near its
+    /// threshold that misreads once is still polled fast.
+    public private(set) var votesInForce: [ThermalVote] = []
 
     public var confirmations: Int
     public var staleAfter: Double
@@ -41,6 +45,7 @@ public struct ThermalStateMachine: Sendable {
         state = assessment.state
         cause = assessment.cause
         candidate = nil
+        votesInForce = assessment.votes
         lastVotes = Dictionary(assessment.votes.map { ($0.name, ($0, time)) }, uniquingKeysWith: { a, _ in a })
     }
 
@@ -62,6 +67,7 @@ public struct ThermalStateMachine: Sendable {
                 lastVotes[name] = nil
             }
         }
+        votesInForce = votes
 
         let risen = votes.map(\.state).max() ?? .nominal
         let lowered = votes.map(Self.stateWithHysteresis).max() ?? .nominal
