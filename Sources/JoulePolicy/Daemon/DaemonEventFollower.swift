@@ -3,8 +3,8 @@ import JouleHardware
 /// Runs the engine events' slower consequences (workloads, transfers, apps, history: actors
 /// that may wait on the disk for fsync'd SQLite commits) in order, on a task of their own. The
 /// engine's loop hands each event over and goes on sampling, so a thermal step during a disk
-/// stall is still seen and signalled at once. It used to await them: a soak missed 4 of 90
-/// thermal steps while a large file's writeback stalled the disk.
+/// stall is still seen and signalled at once; it used to await them, and a GetHistory that
+/// flushed rows through a stalled fsync held the engine for as long.
 ///
 /// The watchdog still notices a wedged follower: `backlogAge` says how long the oldest event
 /// has waited, and the daemon stops pinging when that passes `WatchdogSec`.
