@@ -216,9 +216,11 @@ struct TransferCLITests {
             "--on-complete", "printf '%s %s %s' \"$JOULE_TRANSFER_ID\" \"$JOULE_TRANSFER_STATE\" \"$JOULE_TRANSFER_PATH\" > \(marker)",
         ])
         #expect(try await joule(["wait", id, "--timeout", "120"]).status == 0)
-        // The hook runs after the signal; wait for its file (at most 30 s, a bound against hanging).
-        for _ in 0..<300 where !FaultHTTPServer.exists(marker) { try await Task.sleep(for: .milliseconds(100)) }
-        #expect((try? String(contentsOfFile: marker, encoding: .utf8)) == "\(id) completed \(destination)", "\(daemon.log)")
+        // The hook runs after the signal, and its shell creates the file before printf writes
+        // to it: wait for the text, not the file (at most 30 s, a bound against hanging).
+        let written = { (try? String(contentsOfFile: marker, encoding: .utf8)) ?? "" }
+        _ = await eventually(timeout: 30, every: .milliseconds(100)) { !written().isEmpty }
+        #expect(written() == "\(id) completed \(destination)", "\(daemon.log)")
     }
 
     /// A wait whose daemon goes away exits 1 saying so, instead of waiting for ever.
