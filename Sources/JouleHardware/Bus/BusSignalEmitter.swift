@@ -17,34 +17,25 @@ public final class BusSignalEmitter: Sendable {
     }
 
     public func signal(_ member: String, _ arguments: [BusValue]) async {
-        let outcome: Result<Void, BusError>
-        do throws(BusError) {
+        await emit(member) { () throws(BusError) in
             try await bus.emitSignal(path: path, interface: interface, member: member, arguments: arguments)
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
         }
-        note(member, outcome)
     }
 
     /// PropertiesChanged for `names`, with their values read through the getters.
     public func propertiesChanged(_ names: [String]) async {
-        let outcome: Result<Void, BusError>
-        do throws(BusError) {
+        await emit("PropertiesChanged") { () throws(BusError) in
             try await bus.emitPropertiesChanged(path: path, interface: interface, names: names)
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
         }
-        note("PropertiesChanged", outcome)
     }
 
-    private func note(_ member: String, _ outcome: Result<Void, BusError>) {
+    /// Runs `send` and logs `member`'s failure, or its recovery, as the type says.
+    private func emit(_ member: String, _ send: () async throws(BusError) -> Void) async {
         let name = "\(interface).\(member)"
-        switch outcome {
-        case .success:
+        do throws(BusError) {
+            try await send()
             if failing.withLock({ $0.remove(member) != nil }) { log("emitting \(name) on \(path) works again") }
-        case .failure(let error):
+        } catch {
             if failing.withLock({ $0.insert(member).inserted }) {
                 log("cannot emit \(name) on \(path), so clients miss this change: \(error) (said once until it works again)")
             }

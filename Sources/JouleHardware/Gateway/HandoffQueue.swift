@@ -1,11 +1,13 @@
 /// Elements made on a thread of Joule's own (the bus thread, a monitor thread) for one
 /// consuming task, in order, as an `AsyncStream`.
 ///
-/// Not `AsyncStream.makeStream`: an element that waits in AsyncStream's buffer is handed over
-/// under the Concurrency runtime's own lock, a futex that ThreadSanitizer cannot see, so the
-/// consumer's reads of it were reported as races (a BlueZ scan in the VM, when signals came
-/// faster than the scan took them). Here every element passes through a pthread mutex, which
-/// ThreadSanitizer sees; the continuation only wakes the consumer.
+/// Not `AsyncStream.makeStream`, whose handoff from a foreign thread ThreadSanitizer has to take
+/// on trust from the Concurrency runtime: once, in the VM's BlueZ scan, it reported the
+/// consumer's reads of a signal's values (written in the sd-bus callback) as races. That was
+/// not reproduced, neither in 20 VM runs nor in-process with buffered or awaited signals, so
+/// which path it was is not known. Here every element passes through a pthread mutex, which
+/// ThreadSanitizer sees whatever the path; the continuation only wakes the consumer, as
+/// `SdBusGateway.Handoff` does for replies.
 public final class HandoffQueue<Element: Sendable>: Sendable {
     private struct State {
         var buffer: [Element] = []

@@ -25,10 +25,6 @@ public struct BeaconRegion: Sendable, Hashable {
         self.init(name: name, identity: .proximity(uuid: uuid, major: major, minor: minor))
     }
 
-    public init(name: String, namespace: BeaconIdentifier, instance: BeaconIdentifier? = nil) {
-        self.init(name: name, identity: .eddystone(namespace: namespace, instance: instance))
-    }
-
     public struct SpecError: Error, Sendable, CustomStringConvertible {
         public var spec: String
         public var reason: String
