@@ -285,6 +285,10 @@ struct DaemonCLITests {
         var env = daemon.environment
         env["NOTIFY_SOCKET"] = notify.socket
         env["WATCHDOG_USEC"] = "400000"  // WatchdogSec=0.4: a ping every 0.2 s
+        // As installed (a static binary with no swift-backtrace beside it): the runtime's
+        // backtracer, which `swift test` enables for debug builds, handles a SIGABRT sent by
+        // kill(2) and returns, leaving the process running instead of aborting.
+        env["SWIFT_BACKTRACE"] = "enable=no"
         try await daemon.start(environment: env)
         try await notify.wait("WATCHDOG=1", count: 3)
 

@@ -30,4 +30,16 @@ extension Syscalls {
         }
         pthread_detach(thread)
     }
+
+    /// Processors online (sysconf(_SC_NPROCESSORS_ONLN)), at least 1.
+    static func onlineProcessors() -> Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    /// Clears the calling thread's signal mask (threads it starts inherit it). A parent may
+    /// start us with signals blocked (Foundation's Process spawns from threads that block
+    /// them); with no thread accepting SIGTERM, it would stay pending and never reach a handler.
+    static func unblockSignals() {
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+    }
 }

@@ -77,7 +77,7 @@ public struct Transfer: Sendable, Hashable, Identifiable {
     }
 
     /// A fresh random (version 4) UUID in lowercase.
-    public static func newID() -> String { UUID().uuidString.lowercased() }
+    public static func newID() -> String { RandomUUID.lowercase() }
 
     /// The default `timeout`: seven days, as NSURLSession's `timeoutIntervalForResource`.
     public static let defaultTimeout: Double = 604_800

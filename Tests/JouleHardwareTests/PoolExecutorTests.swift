@@ -1,0 +1,76 @@
+import Testing
+@testable import JouleHardware
+
+/// PoolExecutor as a task executor (the test process keeps the platform's default executor;
+/// `joule` installs the pool as its default, and the CLI tests run that).
+@Suite struct PoolExecutorTests {
+    actor Tally {
+        private(set) var count = 0
+        func add(_ n: Int) -> Int {
+            count += n
+            return count
+        }
+    }
+
+    /// The pool thread a job ran on, or nil elsewhere.
+    static func onPool() -> UInt { Syscalls.currentThread() }
+
+    @Test func manyTasksRunToTheEndWithinTheWorkerBound() async {
+        let pool = PoolExecutor(name: "test-pool", maximumWorkers: 3)
+        let tally = Tally()
+        await withTaskGroup(of: Void.self) { group in
+            for i in 0..<200 {
+                group.addTask(executorPreference: pool) { _ = await tally.add(i) }
+            }
+        }
+        #expect(await tally.count == (0..<200).reduce(0, +))
+        #expect(pool.workers >= 1 && pool.workers <= 3)
+    }
+
+    /// A chain of awaits that resume one another is run by the worker that enqueues them,
+    /// without waking a second one.
+    @Test func aChainOfResumptionsStaysOnOneWorker() async {
+        let pool = PoolExecutor(name: "test-pool", maximumWorkers: 4)
+        let tally = Tally()
+        let threads = await Task(executorPreference: pool) {
+            var seen = Set<UInt>()
+            for _ in 0..<500 {
+                _ = await tally.add(1)
+                seen.insert(Self.onPool())
+            }
+            return seen
+        }.value
+        #expect(await tally.count == 500)
+        #expect(threads.count == 1, "ran on \(threads.count) threads")
+        #expect(pool.workers == 1)
+    }
+
+    /// Sleeps wake in deadline order, each after its deadline, on the pool's own timers.
+    @Test func sleepsEndInDeadlineOrderAfterTheirDeadlines() async throws {
+        let pool = PoolExecutor(name: "test-pool", maximumWorkers: 2)
+        let order = Locked<[Int]>([])
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Duration.self) { group in
+            for milliseconds in [60, 20, 40] {
+                group.addTask(executorPreference: pool) {
+                    try await Task.sleep(for: .milliseconds(milliseconds))
+                    order.withLock { $0.append(milliseconds) }
+                    return start.duration(to: clock.now) - .milliseconds(milliseconds)
+                }
+            }
+            for try await late in group { #expect(late >= .zero) }
+        }
+        #expect(order.withLock { $0 } == [20, 40, 60])
+        #expect(pool.scheduledTimers == 3)
+    }
+
+    /// With nothing queued and no timer, the workers sleep: no wakeup at all while idle.
+    @Test func anIdlePoolDoesNotWake() async throws {
+        let pool = PoolExecutor(name: "test-pool", maximumWorkers: 2)
+        await Task(executorPreference: pool) {}.value
+        let before = pool.wakeups
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(pool.wakeups == before)
+    }
+}
