@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import JouleHardware
 
@@ -12,7 +13,7 @@ import Testing
         }
     }
 
-    /// The pool thread a job ran on, or nil elsewhere.
+    /// The thread a job runs on.
     static func onPool() -> UInt { Syscalls.currentThread() }
 
     @Test func manyTasksRunToTheEndWithinTheWorkerBound() async {
@@ -72,5 +73,44 @@ import Testing
         let before = pool.wakeups
         try await Task.sleep(for: .milliseconds(300))
         #expect(pool.wakeups == before)
+    }
+
+    /// A sleep of Int64.max nanoseconds stays asleep (its deadline saturates instead of
+    /// wrapping into the past) until it is cancelled.
+    @Test func aSleepForeverDoesNotEndEarly() async throws {
+        let pool = PoolExecutor(name: "test-pool", maximumWorkers: 2)
+        let ended = Locked(false)
+        let sleeper = Task(executorPreference: pool) {
+            try? await Task.sleep(nanoseconds: UInt64(Int64.max))
+            ended.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(ended.withLock { $0 } == false)
+        sleeper.cancel()
+        await sleeper.value
+        #expect(ended.withLock { $0 })
+    }
+
+    /// A timer's job that blocks in the kernel does not hold up the next timer while another
+    /// worker is idle: that worker takes over the waiting.
+    @Test func aBlockedTimerJobDoesNotHoldUpTheNextTimer() async throws {
+        let pool = PoolExecutor(name: "test-pool", maximumWorkers: 3)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<2 { group.addTask(executorPreference: pool) {} }
+        }
+        let blockerDone = Locked(false)
+        let secondSawBlockerDone = Locked<Bool?>(nil)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask(executorPreference: pool) {
+                try? await Task.sleep(for: .milliseconds(20))
+                usleep(1_500_000)  // a read that blocks, on this worker
+                blockerDone.withLock { $0 = true }
+            }
+            group.addTask(executorPreference: pool) {
+                try? await Task.sleep(for: .milliseconds(120))
+                secondSawBlockerDone.withLock { $0 = blockerDone.withLock { $0 } }
+            }
+        }
+        #expect(secondSawBlockerDone.withLock { $0 } == false)
     }
 }

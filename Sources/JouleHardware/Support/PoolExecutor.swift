@@ -19,7 +19,6 @@
 final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     private struct Timer {
         let deadline: Int64
-        let sequence: UInt64
         let job: UnownedJob
     }
 
@@ -31,7 +30,6 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     private var ready: [UnownedJob] = []
     private var readyHead = 0
     private var timers: [Timer] = []
-    private var sequence: UInt64 = 0
     private var workerThreads: [UInt] = []
     private var workersStarting = 0
     private var idleWorkers = 0
@@ -57,8 +55,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     }
 
     /// Makes `shared` the default executor of every task that has no other. Call once, first
-    /// thing in a synchronous main. Returns false (and changes nothing) when its first worker
-    /// cannot be started; the platform's executor then stays.
+    /// thing in a synchronous main, before any task exists.
     static func installAsDefault() {
         _createExecutors(factory: Factory.self)
     }
@@ -85,10 +82,15 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
         signal.unlock()
     }
 
+    /// Deadlines are kept on CLOCK_MONOTONIC (a condition variable cannot wait on
+    /// CLOCK_BOOTTIME), so a ContinuousClock sleep that spans a system suspend ends its interval
+    /// after the resume, as a SuspendingClock sleep does, rather than at the resume.
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
         // Clocks whose Duration is not Swift's (none in Joule) run the job at once.
-        let nanoseconds = (delay as? Duration).map(Self.nanoseconds) ?? 0
-        schedule(UnownedJob(job), deadline: Self.monotonicNanos() &+ max(0, nanoseconds))
+        let nanoseconds = max(0, (delay as? Duration).map(Self.nanoseconds) ?? 0)
+        let now = Self.monotonicNanos()
+        // Saturating: a sleep "forever" (Int64.max nanoseconds) must not wrap into the past.
+        schedule(UnownedJob(job), deadline: nanoseconds > Int64.max - now ? Int64.max : now + nanoseconds)
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
@@ -119,7 +121,9 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     private static func nanoseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? (seconds < 0 ? Int64.min / 2 : Int64.max / 2) : whole &+ attoseconds / 1_000_000_000
+        guard !overflow else { return seconds < 0 ? 0 : Int64.max }
+        let (total, overflowed) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowed ? (seconds < 0 ? 0 : Int64.max) : total
     }
 
     private static func monotonicNanos() -> Int64 { Int64(Syscalls.monotonicNanoseconds()) }
@@ -160,9 +164,8 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     private func schedule(_ job: UnownedJob, deadline: Int64) {
         signal.lock()
         defer { signal.unlock() }
-        sequence &+= 1
         timersScheduled += 1
-        let timer = Timer(deadline: deadline, sequence: sequence, job: job)
+        let timer = Timer(deadline: deadline, job: job)
         // Sorted by deadline, ties in order of scheduling; timers are few.
         var low = 0, high = timers.count
         while low < high {
@@ -205,8 +208,19 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
                 let due = timers.prefix { $0.deadline <= now }.count
                 for timer in timers.prefix(due) { ready.append(timer.job) }
                 timers.removeFirst(due)
+                // Timers due together run side by side when workers are idle.
+                for _ in 1..<due where idleWorkers > wakeTokens {
+                    wakeTokens += 1
+                    signal.signal(.work)
+                }
             }
             if let job = popReady() {
+                // The timers still pending get a waiter while this job runs (it may block in
+                // the kernel): one more wakeup per timer fired, against timers late by as long.
+                if !timerWaiting, !timers.isEmpty, idleWorkers > wakeTokens {
+                    wakeTokens += 1
+                    signal.signal(.work)
+                }
                 signal.unlock()
                 job.runSynchronously(on: asUnownedTaskExecutor())
                 signal.lock()
