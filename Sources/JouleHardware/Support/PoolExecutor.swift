@@ -148,11 +148,19 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
         return job
     }
 
+    /// Wakes one idle worker not already woken; false when there is none.
+    @discardableResult
+    private func wakeIdleWorker() -> Bool {
+        guard idleWorkers > wakeTokens else { return false }
+        wakeTokens += 1
+        signal.signal(.work)
+        return true
+    }
+
     /// One more worker for a ready job: an idle one, else the timer's waiter, else a new thread.
     private func wakeWorker() {
-        if idleWorkers > wakeTokens {
-            wakeTokens += 1
-            signal.signal(.work)
+        if wakeIdleWorker() {
+            return
         } else if timerWaiting {
             signal.signal(.timer)
         } else if workerThreads.count + workersStarting < maximumWorkers {
@@ -178,9 +186,8 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
         // every worker is busy, the first to go idle waits for it.
         if timerWaiting {
             signal.signal(.timer)
-        } else if idleWorkers > wakeTokens {
-            wakeTokens += 1
-            signal.signal(.work)
+        } else {
+            wakeIdleWorker()
         }
     }
 
@@ -203,24 +210,18 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     /// A worker's loop; the caller holds the lock and is registered in `workerThreads`.
     private func serve() -> Never {
         while true {
-            if let first = timers.first, first.deadline <= Self.monotonicNanos() {
+            if !timers.isEmpty {
                 let now = Self.monotonicNanos()
                 let due = timers.prefix { $0.deadline <= now }.count
                 for timer in timers.prefix(due) { ready.append(timer.job) }
                 timers.removeFirst(due)
                 // Timers due together run side by side when workers are idle.
-                for _ in 1..<due where idleWorkers > wakeTokens {
-                    wakeTokens += 1
-                    signal.signal(.work)
-                }
+                for _ in 1..<max(1, due) { guard wakeIdleWorker() else { break } }
             }
             if let job = popReady() {
                 // The timers still pending get a waiter while this job runs (it may block in
                 // the kernel): one more wakeup per timer fired, against timers late by as long.
-                if !timerWaiting, !timers.isEmpty, idleWorkers > wakeTokens {
-                    wakeTokens += 1
-                    signal.signal(.work)
-                }
+                if !timerWaiting, !timers.isEmpty { wakeIdleWorker() }
                 signal.unlock()
                 job.runSynchronously(on: asUnownedTaskExecutor())
                 signal.lock()

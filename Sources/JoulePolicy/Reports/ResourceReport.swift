@@ -33,7 +33,7 @@ public struct ResourceReport: Sendable, Equatable {
     public var threads: [ReportThread]
 
     public init(
-        incidentIdentifier: String = RandomUUID.lowercase().uppercased(), timestamp: Date, processName: String, pid: Int32,
+        incidentIdentifier: String = RandomUUID.uppercase(), timestamp: Date, processName: String, pid: Int32,
         processStartTimeTicks: UInt64, path: String?, commandLine: [String]?, parentName: String?, parentPid: Int32,
         uid: UInt32?, userName: String?, cgroup: String?, osVersion: String?, hardwareModel: String?, fatal: Bool,
         limitPercent: Double, windowSeconds: Double, cpuSeconds: Double, observedSeconds: Double, action: String,
