@@ -5,19 +5,21 @@ import JouleHardware
 public final class AppControlServer: Sendable {
     private let server: SeqPacketServer
     private let task: Task<Void, Never>
+    /// Each events subscriber's forwarding task, by connection.
+    private let watchers = Locked<[Int: Task<Void, Never>]>([:])
 
     public init(path: String, supervisor: AppSupervisor, log: @escaping @Sendable (String) -> Void) throws(HardwareError) {
         let server = try SeqPacketServer(path: path, mode: 0o600, limit: AppControlMessage.maxBytes)
         self.server = server
+        let watchers = watchers
         task = Task {
-            var watchers: [Int: Task<Void, Never>] = [:]
             for await event in server.events {
                 switch event {
                 case .connected: break
                 case .refused(let failure):
                     log("control socket: refused a client: \(failure)")
                 case .closed(let id):
-                    watchers.removeValue(forKey: id)?.cancel()
+                    watchers.withLock { $0.removeValue(forKey: id) }?.cancel()
                 case .packet(let id, let bytes, let length):
                     let message: AppControlMessage
                     do {
@@ -41,18 +43,27 @@ public final class AppControlServer: Sendable {
                     case .events:
                         let stream = await supervisor.events()
                         server.send(AppControlMessage.ok, to: id)
-                        watchers[id] = Task {
+                        let watcher = Task {
                             for await line in stream {
                                 // A watcher that stops reading loses lines rather than stalling the app.
                                 server.send(Array(line.json.serialized.utf8), to: id)
                             }
                             server.disconnect(id)
                         }
+                        watchers.withLock { $0[id] = watcher }
                     }
                 }
             }
-            for watcher in watchers.values { watcher.cancel() }
+            for watcher in watchers.withLock({ $0.values }) { watcher.cancel() }
         }
+    }
+
+    /// Stops once every subscriber has been sent what its stream still holds: call it after
+    /// the supervisor's `finishEvents()`, or the last lines (`exited`) race the exit. Sends never
+    /// block, so this does not wait on a client that stopped reading.
+    public func finish() async {
+        for watcher in watchers.withLock({ Array($0.values) }) { await watcher.value }
+        stop()
     }
 
     public func stop() {

@@ -198,7 +198,7 @@ public struct AppRunner: Sendable {
         signals?.cancel()
         await supervisor.exited(name, detail: termination.description)
         await supervisor.finishEvents()
-        control.stop()
+        await control.finish()
         if let madeCgroup { try? controller.freezer.remove(madeCgroup) }
         return termination.shellStatus
     }

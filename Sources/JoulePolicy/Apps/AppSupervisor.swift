@@ -207,15 +207,21 @@ public actor AppSupervisor {
         let (stream, continuation) = AsyncStream.makeStream(of: AppEventLine.self, bufferingPolicy: .bufferingNewest(1024))
         let id = nextSubscriber
         nextSubscriber += 1
+        guard !eventsFinished else {
+            continuation.finish()  // the supervisor is going away: nothing more will come
+            return stream
+        }
         subscribers[id] = continuation
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
         return stream
     }
 
     private func unsubscribe(_ id: Int) { subscribers[id] = nil }
+    private var eventsFinished = false
 
     /// Ends every event stream (the supervisor is going away).
     public func finishEvents() {
+        eventsFinished = true
         for continuation in subscribers.values { continuation.finish() }
         subscribers = [:]
     }
