@@ -1,4 +1,5 @@
 import Glibc
+import JouleTesting
 import Testing
 @testable import JouleHardware
 
@@ -112,5 +113,41 @@ import Testing
             }
         }
         #expect(secondSawBlockerDone.withLock { $0 } == false)
+    }
+    /// The pool's own sleep ends after its deadline, in order with runtime sleeps, and leaves
+    /// no timer behind.
+    @Test func aPoolSleepEndsAfterItsDeadline() async throws {
+        let pool = PoolExecutor(name: "test-pool", maximumWorkers: 2)
+        let clock = ContinuousClock()
+        let late = try await Task(executorPreference: pool) {
+            let start = clock.now
+            try await pool.sleep(for: .milliseconds(50))
+            return start.duration(to: clock.now) - .milliseconds(50)
+        }.value
+        #expect(late >= .zero)
+        #expect(pool.pendingTimers == 0)
+    }
+
+    /// A cancelled pool sleep throws at once and takes its timer with it, where the runtime's
+    /// Task.sleep leaves its own queued until the deadline (here an hour away).
+    @Test func aCancelledSleepLeavesNoTimer() async throws {
+        let pool = PoolExecutor(name: "test-pool", maximumWorkers: 2)
+        let runtime = Task(executorPreference: pool) { try await Task.sleep(for: .seconds(3600)) }
+        let sleepers = (0..<50).map { _ in Task(executorPreference: pool) { try await pool.sleep(for: .seconds(3600)) } }
+        #expect(await eventually { pool.pendingTimers == 51 })
+        for sleeper in sleepers { sleeper.cancel() }
+        for sleeper in sleepers {
+            await #expect(throws: CancellationError.self) { try await sleeper.value }
+        }
+        runtime.cancel()
+        _ = try? await runtime.value
+        #expect(pool.pendingTimers == 1, "the runtime's timer stays; the pool's 50 are gone")
+        // Cancelled before it sleeps: no timer at all.
+        let early = Task(executorPreference: pool) {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await pool.sleep(for: .seconds(3600))
+        }
+        await #expect(throws: CancellationError.self) { try await early.value }
+        #expect(pool.pendingTimers == 1)
     }
 }

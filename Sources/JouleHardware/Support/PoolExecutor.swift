@@ -19,7 +19,9 @@
 final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     private struct Timer {
         let deadline: Int64
-        let job: UnownedJob
+        /// A runtime timer (`Task.sleep`), or else the id of a `sleep(for:)` in `sleepers`.
+        let job: UnownedJob?
+        let sleeper: UInt64
     }
 
     private let signal = WorkerSignal()
@@ -37,6 +39,8 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     private var timerWaiting = false
     private var wakeupCount = 0
     private var timersScheduled = 0
+    private var sleepers: [UInt64: UnsafeContinuation<Void, any Error>] = [:]
+    private var lastSleeper: UInt64 = 0
 
     /// `maximumWorkers` bounds the threads (started only when a job finds every worker busy):
     /// enough that a job blocked in the kernel (an fsync, a slow sysfs read) does not hold up
@@ -58,7 +62,11 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     /// thing in a synchronous main, before any task exists.
     static func installAsDefault() {
         _createExecutors(factory: Factory.self)
+        installed = true
     }
+
+    /// Written once, before any task exists; read by `CancellableSleep`.
+    nonisolated(unsafe) static var installed = false
 
     /// Makes the calling thread (the main thread) a worker for good, after `start`: the first
     /// task that `start` creates is then this thread's own enqueue, and no second thread starts
@@ -95,6 +103,50 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
         enqueue(job, after: clock.now.duration(to: instant), tolerance: tolerance, clock: clock)
+    }
+
+    /// Sleeps for `duration` (at least), or throws CancellationError as soon as the task is
+    /// cancelled, and then keeps nothing. The runtime's `Task.sleep` leaves its timer (a small
+    /// task) queued until the deadline after a cancel, here and under libdispatch alike: a
+    /// scheduler that re-arms a long timer on every change held one per change.
+    func sleep(for duration: Duration) async throws {
+        let nanoseconds = max(0, Self.nanoseconds(duration))
+        let now = Self.monotonicNanos()
+        let deadline = nanoseconds > Int64.max - now ? Int64.max : now + nanoseconds
+        signal.lock()
+        lastSleeper += 1
+        let id = lastSleeper
+        signal.unlock()
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                signal.lock()
+                // A cancel that came first set the flag before its handler found nothing here.
+                if Task.isCancelled {
+                    signal.unlock()
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
+                sleepers[id] = continuation
+                insertTimer(Timer(deadline: deadline, job: nil, sleeper: id))
+                signal.unlock()
+            }
+        } onCancel: {
+            signal.lock()
+            guard let continuation = sleepers.removeValue(forKey: id) else {
+                signal.unlock()
+                return
+            }
+            if let index = timers.firstIndex(where: { $0.job == nil && $0.sleeper == id }) { timers.remove(at: index) }
+            signal.unlock()
+            continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Timers waiting for their deadline (runtime timers and sleeps).
+    var pendingTimers: Int {
+        signal.lock()
+        defer { signal.unlock() }
+        return timers.count
     }
 
     /// Threads started so far.
@@ -172,8 +224,12 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     private func schedule(_ job: UnownedJob, deadline: Int64) {
         signal.lock()
         defer { signal.unlock() }
+        insertTimer(Timer(deadline: deadline, job: job, sleeper: 0))
+    }
+
+    private func insertTimer(_ timer: Timer) {
         timersScheduled += 1
-        let timer = Timer(deadline: deadline, job: job)
+        let deadline = timer.deadline
         // Sorted by deadline, ties in order of scheduling; timers are few.
         var low = 0, high = timers.count
         while low < high {
@@ -213,10 +269,24 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
             if !timers.isEmpty {
                 let now = Self.monotonicNanos()
                 let due = timers.prefix { $0.deadline <= now }.count
-                for timer in timers.prefix(due) { ready.append(timer.job) }
+                var woken: [UnsafeContinuation<Void, any Error>] = []
+                for timer in timers.prefix(due) {
+                    if let job = timer.job {
+                        ready.append(job)
+                    } else if let continuation = sleepers.removeValue(forKey: timer.sleeper) {
+                        woken.append(continuation)
+                    }
+                }
                 timers.removeFirst(due)
                 // Timers due together run side by side when workers are idle.
-                for _ in 1..<max(1, due) { guard wakeIdleWorker() else { break } }
+                for _ in 1..<max(1, due - woken.count) { guard wakeIdleWorker() else { break } }
+                if !woken.isEmpty {
+                    // Outside the lock: a resume enqueues the task, which takes it.
+                    signal.unlock()
+                    for continuation in woken { continuation.resume() }
+                    signal.lock()
+                    continue
+                }
             }
             if let job = popReady() {
                 // The timers still pending get a waiter while this job runs (it may block in

@@ -46,7 +46,7 @@ public enum SystemdScope {
                 return nil
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await CancellableSleep.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil

@@ -23,8 +23,8 @@ public struct SystemClock: JouleClock {
             try Task.checkCancellation()
             return
         }
-        // Generous tolerance lets the kernel coalesce our wakeups with others' (timer slack).
-        try await ContinuousClock().sleep(for: .seconds(clamping: remaining), tolerance: .milliseconds(50))
+        // Engines re-plan their sleeps on every change: a cancelled one must not linger.
+        try await CancellableSleep.sleep(for: .seconds(clamping: remaining))
     }
 
     public nonisolated(nonsending) func sleep(until deadline: Double, on loop: LoopExecutor) async throws {

@@ -315,7 +315,7 @@ public actor TransferScheduler {
         // next evaluation, which every event triggers.
         let span = Duration.seconds(clamping: max(0, due - now()) + 0.001)
         timer = Task { [weak self] in
-            guard (try? await Task.sleep(for: span)) != nil else { return }
+            guard (try? await CancellableSleep.sleep(for: span)) != nil else { return }
             await self?.timerFired()
         }
     }
