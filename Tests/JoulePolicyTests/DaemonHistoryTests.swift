@@ -173,6 +173,25 @@ final class FixedEnergy: EnergySnapshotSource {
         await rig.history.stop()
     }
 
+    /// A burst of finished transfers is written in batches of `flushRows`, not held until the
+    /// minute rows fill a batch, and never more than `pendingLimit` wait in memory.
+    @Test func finishedTransfersAreWrittenInBatches() async throws {
+        let rig = try await Self.rig(flushRows: 3)
+        await rig.history.start()
+        func finish(_ n: Int) async {
+            var transfer = TransferStoreTests.download("/home/u/\(n).iso", owner: 1000)
+            transfer.state = .cancelled
+            await rig.history.transferFinished(transfer)
+        }
+        for n in 0..<2 { await finish(n) }
+        #expect(try rig.store.read(since: -1e12, until: 1e12).entries.isEmpty)
+        await finish(2)
+        // The third marker filled the batch: written with the start row, no minute needed.
+        #expect(try rig.store.read(since: -1e12, until: 1e12).entries.count == 3)
+        #expect(try Self.stored(rig).map(\.trigger) == [.start])
+        await rig.history.stop()
+    }
+
     @Test func retentionRunsAtMostOnceAnHour() async throws {
         let rig = try await Self.rig(flushRows: 1)
         let old = 1_000_000 - 40 * 86_400.0
