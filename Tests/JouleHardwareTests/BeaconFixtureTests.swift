@@ -48,6 +48,49 @@ import Testing
         }
     }
 
+    /// Random adverts of every identifier kind through one buffer, so the remembered seconds
+    /// are reused and replaced, and every number, UUID and hex group width is crossed.
+    @Test func fastLinesMatchTheReferenceForRandomAdverts() {
+        var generator = SystemRandomNumberGenerator()
+        func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        let buffer = JSONLineBuffer()
+        var micros: Int64 = 1_700_000_000_000_000
+        for i in 0..<20_000 {
+            // Mostly the same second, sometimes a jump (and now and then a whole second exactly).
+            micros += Int64.random(in: 0...400_000, using: &generator)
+            if i % 97 == 0 { micros += Int64.random(in: 0...9_000_000_000, using: &generator) }
+            if i % 101 == 0 { micros -= micros % 1_000_000 }
+            let frame: BeaconFrame
+            switch i % 3 {
+            case 0:
+                let uuid = BeaconUUID(high: UInt64.random(in: 0...UInt64.max, using: &generator),
+                                      low: UInt64.random(in: 0...UInt64.max, using: &generator))
+                frame = .iBeacon(IBeacon(uuid: uuid, major: UInt16.random(in: 0...UInt16.max, using: &generator),
+                                         minor: UInt16.random(in: 0...UInt16.max, using: &generator),
+                                         txPower: Int8.random(in: Int8.min...Int8.max, using: &generator)))
+            case 1:
+                frame = .altBeacon(AltBeacon(manufacturer: UInt16.random(in: 0...UInt16.max, using: &generator),
+                                             id: BeaconIdentifier(bytes(20)), txPower: Int8.random(in: Int8.min...Int8.max, using: &generator)))
+            default:
+                frame = .eddystoneUID(EddystoneUID(txPower: Int8.random(in: Int8.min...Int8.max, using: &generator),
+                                                   namespace: BeaconIdentifier(bytes(10)), instance: BeaconIdentifier(bytes(6))))
+            }
+            let advert = BeaconAdvert(
+                timestampMicros: i % 500 == 7 ? nil : micros,
+                address: BluetoothAddress(value: UInt64.random(in: 0...0xFFFF_FFFF_FFFF, using: &generator)),
+                addressType: .public, rssi: i % 50 == 3 ? nil : Int8.random(in: Int8.min...Int8.max, using: &generator),
+                frame: frame)
+            let before = buffer.count
+            buffer.appendLine(advert)
+            let fast = String(decoding: UnsafeRawBufferPointer(rebasing: buffer.bytes[before...]), as: UTF8.self)
+            let reference = JSONValue.object(advert.jsonObject).serialized + "\n"
+            if fast != reference {
+                Issue.record("advert \(i): \(fast) vs \(reference)")
+                return
+            }
+        }
+    }
+
     @Test func fastTelemetryNumbersMatchTheReferenceForEveryTemperature() {
         var generator = SystemRandomNumberGenerator()
         for raw in Int16.min...Int16.max {

@@ -10,7 +10,12 @@ extension JSONLineBuffer {
         let start = tail(512 + 6 * urlBytes)
         var w = LineCursor(start)
         w.write("{\"timestamp\":")
-        w.timestamp(advert.timestampMicros)
+        if let micros = advert.timestampMicros, micros >= 1_000_000 {
+            writeSeconds(Int(micros / 1_000_000), at: &w)
+            w.fraction(Int(micros % 1_000_000))
+        } else {
+            w.timestamp(advert.timestampMicros)
+        }
         switch advert.addressType {
         case .anonymous:
             w.write(",\"address\":null,\"addressType\":null")
@@ -107,34 +112,48 @@ struct LineCursor {
         return 0x30 &+ v &+ (above9 & (upper ? 7 : 39))
     }
 
+    /// "00" to "99": numbers are written two digits per division.
+    @inline(__always) static var digitPairs: StaticString {
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    }
+
+    /// The two digits of `value` (< 100) at `q`.
+    @inline(__always) static func pair(_ value: UInt, to q: UnsafeMutablePointer<UInt8>) {
+        let source = UnsafeRawPointer(digitPairs.utf8Start) + 2 &* Int(value)
+        UnsafeMutableRawPointer(q).copyMemory(from: source, byteCount: 2)
+    }
+
     mutating func int(_ value: Int) {
         if value < 0 { byte(UInt8(ascii: "-")) }
+        var m = value.magnitude
         // Most fields (RSSI, power, small ids) are one or two digits.
-        if value > -100 && value < 100 {
-            let m = UInt8(truncatingIfNeeded: value.magnitude)
-            if m >= 10 {
-                p[0] = 0x30 &+ m / 10
-                p[1] = 0x30 &+ m % 10
-                p += 2
-            } else {
-                p[0] = 0x30 &+ m
-                p += 1
-            }
+        if m < 10 {
+            byte(0x30 &+ UInt8(truncatingIfNeeded: m))
             return
         }
-        var magnitude = value.magnitude
-        var digits = 1
-        var probe = magnitude
-        while probe >= 10 {
-            probe /= 10
-            digits += 1
+        if m < 100 {
+            Self.pair(m, to: p)
+            p += 2
+            return
         }
-        var q = p + digits - 1
-        repeat {
-            q.pointee = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-            q -= 1
-        } while magnitude > 0
+        var digits = 3
+        var bound: UInt = 1000
+        while m >= bound {
+            digits &+= 1
+            if digits == 20 { break }
+            bound &*= 10
+        }
+        var q = p + digits
+        while m >= 100 {
+            q -= 2
+            Self.pair(m % 100, to: q)
+            m /= 100
+        }
+        if m >= 10 {
+            Self.pair(m, to: q - 2)
+        } else {
+            (q - 1).pointee = 0x30 &+ UInt8(truncatingIfNeeded: m)
+        }
         p += digits
     }
 
@@ -220,20 +239,14 @@ struct LineCursor {
 
     /// Microseconds after the whole seconds: ".25" for 250000, nothing for 0.
     mutating func fraction(_ micros: Int) {
-        var fraction = micros
-        guard fraction != 0 else { return }
-        var digits = 6
-        while fraction % 10 == 0 {
-            fraction /= 10
-            digits -= 1
-        }
+        guard micros > 0 else { return }
+        let f = UInt(micros)
         p.pointee = UInt8(ascii: ".")
-        var i = digits
-        while i > 0 {
-            p[i] = 0x30 + UInt8(truncatingIfNeeded: fraction % 10)
-            fraction /= 10
-            i -= 1
-        }
+        Self.pair(f / 10000, to: p + 1)
+        Self.pair(f / 100 % 100, to: p + 3)
+        Self.pair(f % 100, to: p + 5)
+        var digits = 6
+        while p[digits] == UInt8(ascii: "0") { digits &-= 1 }
         p += digits + 1
     }
 }

@@ -63,10 +63,13 @@ public struct BeaconIdentifier: Sendable, Hashable, CustomStringConvertible {
 
     /// Writes `2 * count` lowercase hex digits at `out`.
     func write(to out: UnsafeMutablePointer<UInt8>) {
-        for i in 0..<count {
-            let b = byte(at: i)
-            out[2 * i] = LineCursor.hexDigit(b >> 4, upper: false)
-            out[2 * i + 1] = LineCursor.hexDigit(b & 0xF, upper: false)
+        // Four bytes (eight digits) at a time; a last partial group is its high-order bytes.
+        var i = 0
+        while i < count {
+            let word = i < 8 ? words.0 : i < 16 ? words.1 : words.2
+            let chunk = UInt32(truncatingIfNeeded: word &>> (i % 8 == 0 ? 32 : 0))
+            Hex.write(chunk, upper: false, to: out + 2 &* i, digits: 2 &* Swift.min(4, count &- i))
+            i &+= 4
         }
     }
 

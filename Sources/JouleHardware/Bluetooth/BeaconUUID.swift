@@ -41,29 +41,24 @@ public struct BeaconUUID: Sendable, Hashable, CustomStringConvertible {
 
     /// Writes the uppercase 8-4-4-4-12 text (36 bytes) at `out`.
     func write(to out: UnsafeMutablePointer<UInt8>) {
-        Self.hex(high, bytes: 0..<4, to: out)
+        let h1 = UInt32(truncatingIfNeeded: high &>> 32), h2 = UInt32(truncatingIfNeeded: high)
+        let l1 = UInt32(truncatingIfNeeded: low &>> 32), l2 = UInt32(truncatingIfNeeded: low)
+        Hex.write(h1, upper: true, to: out)
         out[8] = UInt8(ascii: "-")
-        Self.hex(high, bytes: 4..<6, to: out + 9)
-        out[13] = UInt8(ascii: "-")
-        Self.hex(high, bytes: 6..<8, to: out + 14)
+        Self.split(h2, to: out + 9)
         out[18] = UInt8(ascii: "-")
-        Self.hex(low, bytes: 0..<2, to: out + 19)
-        out[23] = UInt8(ascii: "-")
-        Self.hex(low, bytes: 2..<8, to: out + 24)
+        Self.split(l1, to: out + 19)
+        Hex.write(l2, upper: true, to: out + 28)
     }
 
-    /// Bytes `range` of `word` (0 = most significant) as uppercase hex at `out`.
+    /// Eight digits as two groups of four around a dash (`out[4]`).
     @inline(__always)
-    static func hex(_ word: UInt64, bytes range: Range<Int>, to out: UnsafeMutablePointer<UInt8>) {
-        var q = out
-        var i = range.lowerBound
-        while i < range.upperBound {
-            let byte = UInt8(truncatingIfNeeded: word &>> UInt64(truncatingIfNeeded: 56 &- 8 &* i))
-            q[0] = LineCursor.hexDigit(byte &>> 4, upper: true)
-            q[1] = LineCursor.hexDigit(byte & 0xF, upper: true)
-            q += 2
-            i &+= 1
-        }
+    private static func split(_ word: UInt32, to out: UnsafeMutablePointer<UInt8>) {
+        let text = Hex.spell(word, upper: true)
+        let raw = UnsafeMutableRawPointer(out)
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: text).littleEndian, as: UInt32.self)
+        out[4] = UInt8(ascii: "-")
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: text &>> 32).littleEndian, toByteOffset: 5, as: UInt32.self)
     }
 
     public var description: String {

@@ -6,12 +6,33 @@ public final class JSONLineBuffer {
     @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
     @exclusivity(unchecked) private var capacity: Int
 
+    /// The previous line's whole Unix seconds and their digits: a capture holds thousands of
+    /// adverts a second, and formatting those ten digits was the writer's dearest field.
+    @exclusivity(unchecked) private var lastSeconds = -1
+    @exclusivity(unchecked) private var lastSecondsLength = 0
+    private let lastSecondsText = UnsafeMutablePointer<UInt8>.allocate(capacity: 24)
+
     public init(capacity: Int = 1 << 16) {
         self.capacity = Swift.max(capacity, 1024)
         storage = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 8)
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        storage.deallocate()
+        lastSecondsText.deallocate()
+    }
+
+    /// Writes `seconds` (≥ 0) at the cursor, from the remembered text when it is unchanged.
+    func writeSeconds(_ seconds: Int, at cursor: inout LineCursor) {
+        if seconds != lastSeconds {
+            var text = LineCursor(lastSecondsText)
+            text.int(seconds)
+            lastSecondsLength = text.p - lastSecondsText
+            lastSeconds = seconds
+        }
+        cursor.p.update(from: lastSecondsText, count: lastSecondsLength)
+        cursor.p += lastSecondsLength
+    }
 
     /// The buffered bytes, borrowed until the next mutation.
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
