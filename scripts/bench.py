@@ -75,17 +75,26 @@ def timed(cmd, env=None, stdout=subprocess.DEVNULL, runs=10):
 
 
 def timed_rss(cmd, runs=20):
-    """Median wall seconds and median peak RSS (MiB, from wait4's ru_maxrss) of `cmd`."""
+    """Median wall seconds and median peak RSS (MiB) of `cmd`. The peak comes from GNU time's
+    own child: a child forked from this interpreter inherits its high-water mark across exec
+    (Linux keeps the old mm's peak in the process's rusage), so wait4 here would report
+    Python's ~15-20 MiB for any smaller program. None when /usr/bin/time is missing."""
     times, peaks = [], []
     for _ in range(runs):
         start = time.perf_counter()
         child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, status, usage = os.wait4(child.pid, 0)
+        _, status, _ = os.wait4(child.pid, 0)
         times.append(time.perf_counter() - start)
-        peaks.append(usage.ru_maxrss / 1024)
         if status != 0:
             raise RuntimeError(f"{' '.join(cmd)} exited with {status}")
-    return median(times), median(peaks)
+    if os.access("/usr/bin/time", os.X_OK):
+        with tempfile.NamedTemporaryFile("r") as out:
+            for _ in range(runs):
+                subprocess.run(["/usr/bin/time", "-f", "%M", "-o", out.name] + cmd,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+                out.seek(0)
+                peaks.append(int(out.read().split()[-1]) / 1024)
+    return median(times), (median(peaks) if peaks else None)
 
 
 def callgrind_instructions(cmd):
@@ -354,9 +363,11 @@ def bench_status(work):
     check = subprocess.run(py_cmd, env=dict(os.environ, **env), capture_output=True, text=True, check=True).stdout
     notes.append(f"psutil under umockdev read: `{check.strip()}` (the same battery and zones joule reports).")
     version_s, version_mib = timed_rss([JOULE, "--version"], runs=20)
-    rows.append(("`joule --version`, cold process (start-up alone)", f"{version_s*1000:.1f} ms, {version_mib:.1f} MiB peak RSS",
+    rss_text = f"{version_mib:.1f} MiB" if version_mib is not None else "unknown (no /usr/bin/time)"
+    rows.append(("`joule --version`, cold process (start-up alone)", f"{version_s*1000:.1f} ms, {rss_text} peak RSS",
                  "", "", None, "≤ 3 ms, ≤ 8 MiB",
-                 "met" if version_s <= 0.003 and version_mib <= 8 else "missed", f"{JOULE_REL} --version"))
+                 "met" if version_s <= 0.003 and version_mib is not None and version_mib <= 8 else "missed",
+                 f"{JOULE_REL} --version  (peak RSS: /usr/bin/time -f %M)"))
     j = timed(joule_cmd, env=env, runs=20)
     jr = timed(root_cmd, env=env, runs=20)
     p = timed(py_cmd, env=env, runs=20)
@@ -708,12 +719,13 @@ def bench_watch_cost(work):
     wake = (v1 - v0) / span
     leader = (l1 - l0) / span
     cmdtext = f"cp -a {FIXTURE} /tmp/w && {JOULE_REL} watch --root /tmp/w --interval 1  (steady window {span:.0f} s after {warm} s)"
-    rows.append(("`joule watch` self-cost at 1 Hz: CPU", f"{cpu:.3f} % of a core", "", "", None, "< 0.1 %",
-                 "met" if cpu < 0.1 else "missed", cmdtext))
-    rows.append(("〃 peak RSS (VmHWM)", f"{hwm/1024:.1f} MiB", "", "", None, "≤ 16 MiB",
-                 "met" if hwm <= 16 * 1024 else "missed", "〃"))
-    rows.append((f"〃 wakeups/s, voluntary switches of all {threads} threads", f"{wake:.2f} /s", "", "", None, "≤ 1.5 /s",
-                 "met" if wake <= 1.5 else "missed", "〃"))
+    # Issue 16's targets (the earlier issue's were < 0.1 %, ≤ 16 MiB and ≤ 1.5 /s).
+    rows.append(("`joule watch` self-cost at 1 Hz: CPU", f"{cpu:.3f} % of a core", "", "", None, "< 0.05 %",
+                 "met" if cpu < 0.05 else "missed", cmdtext))
+    rows.append(("〃 peak RSS (VmHWM)", f"{hwm/1024:.1f} MiB", "", "", None, "≤ 10 MiB",
+                 "met" if hwm <= 10 * 1024 else "missed", "〃"))
+    rows.append((f"〃 wakeups/s, voluntary switches of all {threads} threads", f"{wake:.2f} /s", "", "", None, "≤ 1.0 /s",
+                 "met" if wake <= 1.0 else "missed", "〃"))
     rows.append(("〃 wakeups/s, leader thread only (/proc/PID/status)", f"{leader:.2f} /s", "", "", None, "(not the honest figure)",
                  "", "〃"))
     notes.append(f"Watch: CPU is the threads' run time from /proc/PID/task/*/schedstat (ns) over the steady window; "
@@ -1320,7 +1332,7 @@ def main():
     started = time.time()
     m_start = machine()
     subprocess.run(["scripts/install-deps.sh", "python3-psutil", "tshark", "umockdev", "upower", "dbus-daemon",
-                    "python3-dbus", "python3-dbusmock", "systemd", "curl", "lm-sensors", "valgrind"], check=True)
+                    "python3-dbus", "python3-dbusmock", "systemd", "curl", "lm-sensors", "valgrind", "time"], check=True)
     if os.environ.get("BENCH_SKIP_BUILD") != "1":
         build()
     work = tempfile.mkdtemp(prefix="joule-bench-")

@@ -115,13 +115,18 @@ up_to_date() {
 # The static binary carries ~140 000 relative relocations (Swift metadata is full of pointers):
 # as classic RELA entries they are 2.9 MB that every start reads and applies. lld's packed
 # DT_RELR form is a few KB and applies faster; glibc runs it from 2.36 (Debian 12) on, so
-# older libcs keep the default linker.
+# older libcs keep the default linker. --no-export-dynamic undoes the -export-dynamic of the
+# static runtime's link arguments: nothing looks joule's own symbols up, and exporting all
+# 36 000 of them made each start's one dladdr(3) walk them (1.1 M of `--version`'s 7.9 M
+# instructions, callgrind).
 link_flags() {
     local glibc
     glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
     if [[ -n $glibc ]] && printf '2.36\n%s\n' "$glibc" | sort -V -C \
         && [[ -x $(dirname "$(command -v "$SWIFT")")/ld.lld || -n $(command -v ld.lld) ]]; then
-        echo "-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs"
+        echo "-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic"
+    else
+        echo "-Xlinker --no-export-dynamic"
     fi
 }
 
