@@ -138,4 +138,15 @@ import Testing
         #expect(BeaconUUID("E2C56DB5DFFB48D2B060D0F5A71096E0") == nil)
         #expect(BeaconUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096EX") == nil)
     }
+
+    /// Every scheme and expansion code decodes to the specification's text (the decoder copies
+    /// slices of one static table).
+    @Test func eddystoneURLCodesExpandToTheirTexts() throws {
+        for (scheme, prefix) in EddystoneURL.schemes.enumerated() {
+            for (code, text) in EddystoneURL.expansions.enumerated() {
+                let frame: [UInt8] = [0x10, 0xEE, UInt8(scheme), UInt8(ascii: "a"), UInt8(code), UInt8(ascii: "b")]
+                #expect(try EddystoneURL(frame: frame).url == prefix + "a" + text + "b")
+            }
+        }
+    }
 }

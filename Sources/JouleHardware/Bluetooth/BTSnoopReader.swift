@@ -3,7 +3,7 @@
 /// `warning` set, never a trap.
 public final class BTSnoopReader {
     public let path: String
-    public private(set) var datalink: BTSnoopDatalink
+    @exclusivity(unchecked) public private(set) var datalink: BTSnoopDatalink
     /// Set when the replay ended early (truncated record, absurd length, read error).
     public private(set) var warning: BTSnoopWarning?
     /// Records returned so far.

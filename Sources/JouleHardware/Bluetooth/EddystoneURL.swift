@@ -15,10 +15,41 @@ public struct EddystoneURL: Sendable, Hashable {
         ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov",
     ]
 
-    /// The same texts as bytes, copied whole into a URL (walking a String's UTF-8 view byte by
-    /// byte cost more than the rest of the decode).
-    static let schemeBytes = schemes.map { Array($0.utf8) }
-    static let expansionBytes = expansions.map { Array($0.utf8) }
+    /// The same texts, each a slice of one static string: copied whole into a URL without
+    /// touching an array (an element of [[UInt8]] costs a retain and a release per byte code).
+    static var table: StaticString { "http://www.https://www.http://https://.com/.org/.edu/.net/.info/.biz/.gov/.com.org.edu.net.info.biz.gov" }
+
+    /// Where scheme `code` (0-3) is in `table`.
+    @inline(__always)
+    static func scheme(_ code: Int) -> (offset: Int, length: Int) {
+        switch code {
+        case 0: (0, 11)
+        case 1: (11, 12)
+        case 2: (23, 7)
+        default: (30, 8)
+        }
+    }
+
+    /// Where expansion `code` (0-13) is in `table`.
+    @inline(__always)
+    static func expansion(_ code: UInt8) -> (offset: Int, length: Int) {
+        switch code {
+        case 0: (38, 5)
+        case 1: (43, 5)
+        case 2: (48, 5)
+        case 3: (53, 5)
+        case 4: (58, 6)
+        case 5: (64, 5)
+        case 6: (69, 5)
+        case 7: (74, 4)
+        case 8: (78, 4)
+        case 9: (82, 4)
+        case 10: (86, 4)
+        case 11: (90, 5)
+        case 12: (95, 4)
+        default: (99, 4)
+        }
+    }
 
     /// Decodes the frame that follows the 0xFEAA service UUID in a Service Data AD. Reserved
     /// scheme or URL bytes make the frame invalid rather than producing a wrong URL.
@@ -31,13 +62,13 @@ public struct EddystoneURL: Sendable, Hashable {
         // Two passes over at most 17 bytes: the first checks them and sums the expanded length,
         // the second writes the URL straight into the String's storage. No scratch array, and a
         // URL of at most 15 bytes is a small string, with no allocation at all.
-        var length = Self.schemeBytes[scheme].count
+        var length = Self.scheme(scheme).length
         let body = cursor.offset
         while cursor.remaining > 0 {
             let at = cursor.offset
             let c = try cursor.u8("Eddystone-URL byte")
-            if Int(c) < Self.expansions.count {
-                length += Self.expansionBytes[Int(c)].count
+            if c < 14 {
+                length += Self.expansion(c).length
             } else if c > 0x20 && c < 0x7F {
                 length += 1
             } else {
@@ -46,14 +77,14 @@ public struct EddystoneURL: Sendable, Hashable {
         }
         url = String(unsafeUninitializedCapacity: length) { out in
             guard var p = out.baseAddress else { return 0 }
-            func put(_ text: [UInt8]) {
-                text.withUnsafeBufferPointer { p.update(from: $0.baseAddress!, count: $0.count) }
-                p += text.count
+            let table = Self.table.utf8Start
+            func put(_ slice: (offset: Int, length: Int)) {
+                p.update(from: table + slice.offset, count: slice.length)
+                p += slice.length
             }
-            let expansions = Self.expansionBytes
-            put(Self.schemeBytes[scheme])
+            put(Self.scheme(scheme))
             for c in data[body...] {
-                if Int(c) < expansions.count { put(expansions[Int(c)]) } else {
+                if c < 14 { put(Self.expansion(c)) } else {
                     p.pointee = c
                     p += 1
                 }

@@ -2,7 +2,10 @@
 /// line. The owner drains it (to a file descriptor) when it grows past a threshold, and
 /// after each line when streaming live, so readers only ever see whole lines.
 public final class JSONLineBuffer {
-    @exclusivity(unchecked) public private(set) var count = 0
+    /// A computed property: another module reading a stored one gets a dynamic exclusivity
+    /// check per read (the attribute below holds only inside this module), once per advert.
+    public var count: Int { used }
+    @exclusivity(unchecked) private var used = 0
     @exclusivity(unchecked) private var storage: UnsafeMutableRawPointer
     @exclusivity(unchecked) private var capacity: Int
 
@@ -37,7 +40,7 @@ public final class JSONLineBuffer {
     /// The buffered bytes, borrowed until the next mutation.
     public var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
 
-    public func removeAll() { count = 0 }
+    public func removeAll() { used = 0 }
 
     /// Makes room for `extra` more bytes.
     func reserve(_ extra: Int) {
@@ -56,14 +59,14 @@ public final class JSONLineBuffer {
         return (storage + count).assumingMemoryBound(to: UInt8.self)
     }
 
-    func commit(_ written: Int) { count += written }
+    func commit(_ written: Int) { used += written }
 
     public func append(_ text: String) {
         var text = text
         text.withUTF8 { utf8 in
             reserve(utf8.count)
-            if let base = utf8.baseAddress { (storage + count).copyMemory(from: base, byteCount: utf8.count) }
-            count += utf8.count
+            if let base = utf8.baseAddress { (storage + used).copyMemory(from: base, byteCount: utf8.count) }
+            used += utf8.count
         }
     }
 
