@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/syscall.h>
@@ -11,6 +12,10 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+int joule_limit_malloc_arenas(int count) {
+    return mallopt(M_ARENA_MAX, count);
+}
 
 int joule_pidfd_open(pid_t pid, unsigned int flags) {
 #ifdef SYS_pidfd_open

@@ -11,6 +11,9 @@
 // (ENOSYS where the kernel or headers lack it).
 int joule_pidfd_open(pid_t pid, unsigned int flags);
 
+// mallopt(M_ARENA_MAX, count): malloc.h is not in Swift's Glibc module.
+int joule_limit_malloc_arenas(int count);
+
 // pidfd_send_signal(2), for the same reason.
 int joule_pidfd_send_signal(int pidfd, int sig, siginfo_t *info, unsigned int flags);
 

@@ -320,6 +320,8 @@ public func runOnPoolExecutor(_ start: () -> Void) -> Never {
     // Before any worker exists, so all of them inherit it. libdispatch's main thread accepted
     // every signal in sigsuspend; without it, an inherited blocked mask would hide SIGTERM.
     Syscalls.unblockSignals()
+    // Before any other thread allocates: a long-running joule (daemon, watch) needs few arenas.
+    Syscalls.limitMallocArenas(2)
     PoolExecutor.installAsDefault()
     PoolExecutor.shared.work(after: start)
 }
