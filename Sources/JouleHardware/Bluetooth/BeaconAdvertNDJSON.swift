@@ -10,12 +10,7 @@ extension JSONLineBuffer {
         let start = tail(512 + 6 * urlBytes)
         var w = LineCursor(start)
         w.write("{\"timestamp\":")
-        if let micros = advert.timestampMicros, micros >= 1_000_000 {
-            writeSeconds(Int(micros / 1_000_000), at: &w)
-            w.fraction(Int(micros % 1_000_000))
-        } else {
-            w.timestamp(advert.timestampMicros)
-        }
+        writeTimestamp(advert.timestampMicros, at: &w)
         switch advert.addressType {
         case .anonymous:
             w.write(",\"address\":null,\"addressType\":null")
@@ -78,7 +73,7 @@ extension JSONLineBuffer {
     func appendTimestamp(_ micros: Int64?) {
         let start = tail(64)
         var w = LineCursor(start)
-        w.timestamp(micros)
+        writeTimestamp(micros, at: &w)
         commit(w.p - start)
     }
 }

@@ -25,8 +25,11 @@ public final class JSONLineBuffer {
         lastSecondsText.deallocate()
     }
 
-    /// Writes `seconds` (≥ 0) at the cursor, from the remembered text when it is unchanged.
-    func writeSeconds(_ seconds: Int, at cursor: inout LineCursor) {
+    /// Writes the timestamp at the cursor as `LineCursor.timestamp` does, its whole seconds
+    /// from the remembered text when they are unchanged.
+    func writeTimestamp(_ micros: Int64?, at cursor: inout LineCursor) {
+        guard let micros, micros >= 1_000_000 else { return cursor.timestamp(micros) }
+        let seconds = Int(micros / 1_000_000)
         if seconds != lastSeconds {
             var text = LineCursor(lastSecondsText)
             text.int(seconds)
@@ -35,6 +38,7 @@ public final class JSONLineBuffer {
         }
         cursor.p.update(from: lastSecondsText, count: lastSecondsLength)
         cursor.p += lastSecondsLength
+        cursor.fraction(Int(micros % 1_000_000))
     }
 
     /// The buffered bytes, borrowed until the next mutation.

@@ -18,10 +18,15 @@
 /// task exists. Tests use instances as task executors.
 final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     private struct Timer {
+        enum Action {
+            /// A runtime timer (`Task.sleep`): the job to run.
+            case job(UnownedJob)
+            /// A `sleep(for:)`: its continuation's id in `sleepers`.
+            case sleeper(UInt64)
+        }
+
         let deadline: Int64
-        /// A runtime timer (`Task.sleep`), or else the id of a `sleep(for:)` in `sleepers`.
-        let job: UnownedJob?
-        let sleeper: UInt64
+        let action: Action
     }
 
     private let signal = WorkerSignal()
@@ -95,10 +100,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     /// after the resume, as a SuspendingClock sleep does, rather than at the resume.
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, after delay: C.Duration, tolerance: C.Duration?, clock: C) {
         // Clocks whose Duration is not Swift's (none in Joule) run the job at once.
-        let nanoseconds = max(0, (delay as? Duration).map(Self.nanoseconds) ?? 0)
-        let now = Self.monotonicNanos()
-        // Saturating: a sleep "forever" (Int64.max nanoseconds) must not wrap into the past.
-        schedule(UnownedJob(job), deadline: nanoseconds > Int64.max - now ? Int64.max : now + nanoseconds)
+        schedule(UnownedJob(job), deadline: Self.deadline(after: (delay as? Duration).map(Self.nanoseconds) ?? 0))
     }
 
     func enqueue<C: Clock>(_ job: consuming ExecutorJob, at instant: C.Instant, tolerance: C.Duration?, clock: C) {
@@ -110,9 +112,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     /// task) queued until the deadline after a cancel, here and under libdispatch alike: a
     /// scheduler that re-arms a long timer on every change held one per change.
     func sleep(for duration: Duration) async throws {
-        let nanoseconds = max(0, Self.nanoseconds(duration))
-        let now = Self.monotonicNanos()
-        let deadline = nanoseconds > Int64.max - now ? Int64.max : now + nanoseconds
+        let deadline = Self.deadline(after: Self.nanoseconds(duration))
         signal.lock()
         lastSleeper += 1
         let id = lastSleeper
@@ -127,7 +127,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
                     return
                 }
                 sleepers[id] = continuation
-                insertTimer(Timer(deadline: deadline, job: nil, sleeper: id))
+                insertTimer(Timer(deadline: deadline, action: .sleeper(id)))
                 signal.unlock()
             }
         } onCancel: {
@@ -136,7 +136,9 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
                 signal.unlock()
                 return
             }
-            if let index = timers.firstIndex(where: { $0.job == nil && $0.sleeper == id }) { timers.remove(at: index) }
+            if let index = timers.firstIndex(where: { if case .sleeper(id) = $0.action { true } else { false } }) {
+                timers.remove(at: index)
+            }
             signal.unlock()
             continuation.resume(throwing: CancellationError())
         }
@@ -179,6 +181,13 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     }
 
     private static func monotonicNanos() -> Int64 { Int64(Syscalls.monotonicNanoseconds()) }
+
+    /// Now plus `nanoseconds` (negative counts as 0), saturating: a sleep "forever" (Int64.max
+    /// nanoseconds) must not wrap into the past.
+    private static func deadline(after nanoseconds: Int64) -> Int64 {
+        let delay = max(0, nanoseconds), now = monotonicNanos()
+        return delay > Int64.max - now ? Int64.max : now + delay
+    }
 
     // MARK: - Under the lock
 
@@ -224,7 +233,7 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
     private func schedule(_ job: UnownedJob, deadline: Int64) {
         signal.lock()
         defer { signal.unlock() }
-        insertTimer(Timer(deadline: deadline, job: job, sleeper: 0))
+        insertTimer(Timer(deadline: deadline, action: .job(job)))
     }
 
     private func insertTimer(_ timer: Timer) {
@@ -271,10 +280,9 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
                 let due = timers.prefix { $0.deadline <= now }.count
                 var woken: [UnsafeContinuation<Void, any Error>] = []
                 for timer in timers.prefix(due) {
-                    if let job = timer.job {
-                        ready.append(job)
-                    } else if let continuation = sleepers.removeValue(forKey: timer.sleeper) {
-                        woken.append(continuation)
+                    switch timer.action {
+                    case .job(let job): ready.append(job)
+                    case .sleeper(let id): if let continuation = sleepers.removeValue(forKey: id) { woken.append(continuation) }
                     }
                 }
                 timers.removeFirst(due)
