@@ -9,6 +9,9 @@ import JouleHardware
 ///   than 5 cores a first status reports null rather than a figure quantised to 25 or 50 %,
 ///   and the next one (within a minute) reports usage since this one. There the short sample
 ///   could never count enough ticks, so it is not taken at all: no sleep for a certain null.
+/// A /proc/stat whose ticks did not move at all since a memo at least 0.1 s old is no live
+/// kernel's (every core's clock counts 100 ticks a second, idle or busy): it is a fixture read
+/// through the live path (umockdev), so no short sample is taken there either.
 /// Every live call leaves its last sample for the next. `unpaused` reads twice back to back:
 /// a fixture is static (null usage, as before), and an engine measures usage itself.
 public struct CPUUsageProbe: Sendable {
@@ -60,13 +63,15 @@ public struct CPUUsageProbe: Sendable {
         }
         let firstTime = now()
         var usage: Double?
+        var isStill = false
         if let entry = memo?.load(), firstTime >= entry.monotonicNanoseconds,
             Self.memoAges.contains(Double(firstTime - entry.monotonicNanoseconds) / 1e9)
         {
             usage = Self.usage(first.all, since: entry.times)
+            isStill = first.all.total == entry.times.total
         }
         var latest = (stat: first, time: firstTime)
-        if usage == nil, shortSampleCanCount(cores: first.cores) {
+        if usage == nil, !isStill, shortSampleCanCount(cores: first.cores) {
             pause(Self.shortSample)
             if let second = try? reader.read() {
                 latest = (second, now())

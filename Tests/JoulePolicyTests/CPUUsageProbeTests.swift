@@ -96,6 +96,21 @@ import Testing
         #expect(rig.measure() == 50)
     }
 
+    @Test func aProcStatThatNeverMovesIsNullWithoutAPause() throws {
+        // A fixture's /proc/stat read through the live path: the first status finds no memo
+        // and samples; the next one, a second later, sees not one tick since and does not.
+        let rig = try Rig(busy: 100, idle: 900)
+        #expect(rig.measure() == nil)
+        #expect(rig.pauses.withLock { $0 }.count == 1)
+        rig.advance(seconds: 1)
+        #expect(rig.measure() == nil)
+        #expect(rig.pauses.withLock { $0 }.count == 1, "no sleep for a figure that cannot come")
+        // A kernel that moves again is measured again.
+        try rig.tree.write("proc/stat", Self.stat(busy: 150, idle: 1050))
+        rig.advance(seconds: 1)
+        #expect(rig.measure() == 25)
+    }
+
     @Test(arguments: ["", "joule-cpu-stat 1\n1 2 3\n", "joule-cpu-stat 2\n1 2 3 4 5 6 7 8 9\n", "\u{0}\u{ff}garbage"])
     func aDamagedMemoIsNoMemoAndIsReplaced(text: String) throws {
         let rig = try Rig(busy: 100, idle: 900)
