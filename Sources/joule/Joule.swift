@@ -41,6 +41,10 @@ enum JouleMain {
 
     static func run(_ arguments: [String]) async {
         do {
+            if arguments.first == "status", let request = StatusRequest(words: arguments.dropFirst()) {
+                try await request.run()
+                return
+            }
             var command = try parse(arguments)
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()

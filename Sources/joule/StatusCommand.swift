@@ -1,6 +1,4 @@
 import ArgumentParser
-import JouleHardware
-import JoulePolicy
 
 /// `joule status [--root DIR] [--json]`: one snapshot of power, thermal state and CPU.
 struct StatusCommand: AsyncParsableCommand {
@@ -30,51 +28,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if root == nil, let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) {
-            do {
-                try await fromDaemon(daemon)
-                await daemon.close()
-                return
-            } catch {
-                // The daemon left or answered nonsense: the hardware is still here to read.
-                Console.error("joule: joule daemon: \(error); reading the hardware directly")
-                await daemon.close()
-            }
-        }
-        let devices = try DeviceRoot(root)
-        let source = devices.source, procRoot = devices.procRoot
-        let cpu = devices.isFixture
-            ? CPUUsageProbe.unpaused
-            : CPUUsageProbe(memo: RuntimeDirectory.current().map { dir in
-                try? dir.create()
-                return CPUStatMemo(path: dir.file(CPUUsageProbe.memoName))
-            })
-
-        let override = LowPowerCommand.store().map { $0.load() } ?? .auto
-        let report: StatusReport
-        do {
-            report = try StatusReport.collect(source: source, procRoot: procRoot, lowPowerOverride: override, cpu: cpu)
-        } catch {
-            Console.error("joule: \(error)")
-            throw ExitCode(1)
-        }
-        if json {
-            Console.out(JSONValue.object(report.json).serialized)
-        } else {
-            Console.out(StatusTable.render(report))
-        }
-    }
-
-    /// The daemon's GetStatus, checked by decoding it; the table also needs its properties.
-    private func fromDaemon(_ daemon: DaemonClient) async throws {
-        let text = try await daemon.status()
-        let report = try StatusReport(json: text)
-        if json {
-            Console.out(text.trimmingWhitespace)
-        } else {
-            let state = try await daemon.state()
-            Console.out(StatusTable.render(report, daemon: .init(state: state, bus: daemon.bus)))
-        }
+        try await StatusRequest(root: root, json: json).run()
     }
 }
 
