@@ -9,9 +9,11 @@ import JouleHardware
 ///   than 5 cores a first status reports null rather than a figure quantised to 25 or 50 %,
 ///   and the next one (within a minute) reports usage since this one. There the short sample
 ///   could never count enough ticks, so it is not taken at all: no sleep for a certain null.
-/// A /proc/stat whose ticks did not move at all since a memo at least 0.1 s old is no live
-/// kernel's (every core's clock counts 100 ticks a second, idle or busy): it is a fixture read
-/// through the live path (umockdev), so no short sample is taken there either.
+/// A /proc/stat that did not move at all over a memo at least 0.1 s old, or over a short
+/// sample that should have counted `minimumTicks`, is no live kernel's (every core counts 100
+/// ticks a second, idle or busy): it is a fixture read through the live path (umockdev). Its
+/// memo says so, and while it stays exactly as it was no status sleeps for it again, however
+/// soon after the last one it comes.
 /// Every live call leaves its last sample for the next. `unpaused` reads twice back to back:
 /// a fixture is static (null usage, as before), and an engine measures usage itself.
 public struct CPUUsageProbe: Sendable {
@@ -64,11 +66,15 @@ public struct CPUUsageProbe: Sendable {
         let firstTime = now()
         var usage: Double?
         var isStill = false
-        if let entry = memo?.load(), firstTime >= entry.monotonicNanoseconds,
-            Self.memoAges.contains(Double(firstTime - entry.monotonicNanoseconds) / 1e9)
-        {
-            usage = Self.usage(first.all, since: entry.times)
-            isStill = first.all.total == entry.times.total
+        if let entry = memo?.load(), firstTime >= entry.monotonicNanoseconds {
+            let age = Double(firstTime - entry.monotonicNanoseconds) / 1e9
+            let unmoved = first.all == entry.times
+            if Self.memoAges.contains(age) {
+                usage = Self.usage(first.all, since: entry.times)
+                isStill = unmoved
+            } else {
+                isStill = unmoved && entry.isStill && age <= Self.memoAges.upperBound
+            }
         }
         var latest = (stat: first, time: firstTime)
         if usage == nil, !isStill, shortSampleCanCount(cores: first.cores) {
@@ -76,10 +82,11 @@ public struct CPUUsageProbe: Sendable {
             if let second = try? reader.read() {
                 latest = (second, now())
                 usage = Self.usage(second.all, since: first.all)
+                isStill = second.all == first.all
             }
         }
         // A memo that cannot be written only costs the next status its short sample.
-        try? memo?.save(CPUStatMemo.Entry(times: latest.stat.all, monotonicNanoseconds: latest.time))
+        try? memo?.save(CPUStatMemo.Entry(times: latest.stat.all, monotonicNanoseconds: latest.time, isStill: isStill))
         return (latest.stat, usage)
     }
 

@@ -98,20 +98,43 @@ import Testing
 
     @Test func aProcStatThatNeverMovesIsNullWithoutAPause() throws {
         // A fixture's /proc/stat read through the live path: the first status finds no memo
-        // and samples; the next one, a second later, sees not one tick since and does not.
+        // and its short sample counts not one tick; no later one sleeps for it, a second later
+        // or straight after.
         let rig = try Rig(busy: 100, idle: 900)
         #expect(rig.measure() == nil)
         #expect(rig.pauses.withLock { $0 }.count == 1)
+        #expect(rig.memo.load()?.isStill == true)
         rig.advance(seconds: 1)
+        #expect(rig.measure() == nil)
+        rig.advance(seconds: 0.01)
         #expect(rig.measure() == nil)
         #expect(rig.pauses.withLock { $0 }.count == 1, "no sleep for a figure that cannot come")
         // A kernel that moves again is measured again.
         try rig.tree.write("proc/stat", Self.stat(busy: 150, idle: 1050))
         rig.advance(seconds: 1)
         #expect(rig.measure() == 25)
+        #expect(rig.memo.load()?.isStill == false)
     }
 
-    @Test(arguments: ["", "joule-cpu-stat 1\n1 2 3\n", "joule-cpu-stat 2\n1 2 3 4 5 6 7 8 9\n", "\u{0}\u{ff}garbage"])
+    @Test func aStillMemoFoundUnmovedOverASecondIsStillWithoutASample() throws {
+        let rig = try Rig(busy: 100, idle: 900)
+        try rig.memo.save(.init(times: CPUTimes(user: 100, nice: 0, system: 0, idle: 900), monotonicNanoseconds: 99_000_000_000))
+        #expect(rig.measure() == nil)
+        #expect(rig.pauses.withLock { $0 }.isEmpty)
+        #expect(rig.memo.load()?.isStill == true)
+    }
+
+    @Test func aYoungMemoThatIsNotStillStillGetsTheShortSample() throws {
+        // A live kernel asked twice within 0.1 s: the same ticks are no proof of a fixture.
+        let rig = try Rig(busy: 100, idle: 900)
+        try rig.memo.save(.init(times: CPUTimes(user: 100, nice: 0, system: 0, idle: 900), monotonicNanoseconds: 99_990_000_000))
+        rig.onPause.withLock { $0 = (busy: 110, idle: 910) }
+        #expect(rig.measure() == 50)
+        #expect(rig.pauses.withLock { $0 }.count == 1)
+    }
+
+    @Test(arguments: ["", "joule-cpu-stat 2\n1 2 3\n", "joule-cpu-stat 1\n1 2 3 4 5 6 7 8 9\n",
+        "joule-cpu-stat 2\n1 2 3 4 5 6 7 8 9 2\n", "\u{0}\u{ff}garbage"])
     func aDamagedMemoIsNoMemoAndIsReplaced(text: String) throws {
         let rig = try Rig(busy: 100, idle: 900)
         try rig.tree.write("cpu-stat", text)
@@ -162,5 +185,8 @@ import Testing
             times: CPUTimes(user: 1, nice: 2, system: 3, idle: 4, iowait: 5, irq: 6, softirq: 7, steal: 8),
             monotonicNanoseconds: 123_456_789)
         #expect(CPUStatMemo.decode(Array(CPUStatMemo.encode(entry).utf8)) == entry)
+        var still = entry
+        still.isStill = true
+        #expect(CPUStatMemo.decode(Array(CPUStatMemo.encode(still).utf8)) == still)
     }
 }

@@ -9,10 +9,13 @@ public struct CPUStatMemo: Sendable {
         public var times: CPUTimes
         /// CLOCK_MONOTONIC, which stops in suspend as /proc/stat's ticks do.
         public var monotonicNanoseconds: UInt64
+        /// The status that wrote it saw /proc/stat not move where a live kernel's would have.
+        public var isStill: Bool
 
-        public init(times: CPUTimes, monotonicNanoseconds: UInt64) {
+        public init(times: CPUTimes, monotonicNanoseconds: UInt64, isStill: Bool = false) {
             self.times = times
             self.monotonicNanoseconds = monotonicNanoseconds
+            self.isStill = isStill
         }
     }
 
@@ -33,11 +36,14 @@ public struct CPUStatMemo: Sendable {
         try AtomicFile.write(Self.encode(entry), to: path, mode: 0o600)
     }
 
-    static let magic = "joule-cpu-stat 1"
+    static let magic = "joule-cpu-stat 2"
 
     public static func encode(_ entry: Entry) -> String {
         let t = entry.times
-        let fields = [entry.monotonicNanoseconds, t.user, t.nice, t.system, t.idle, t.iowait, t.irq, t.softirq, t.steal]
+        let fields = [
+            entry.monotonicNanoseconds, t.user, t.nice, t.system, t.idle, t.iowait, t.irq, t.softirq, t.steal,
+            entry.isStill ? 1 : 0,
+        ]
         return magic + "\n" + fields.map(String.init).joined(separator: " ") + "\n"
     }
 
@@ -45,10 +51,10 @@ public struct CPUStatMemo: Sendable {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         guard lines.count == 2, lines[0] == magic else { return nil }
         let numbers = lines[1].split(separator: " ").compactMap { UInt64($0) }
-        guard numbers.count == 9 else { return nil }
+        guard numbers.count == 10, numbers[9] <= 1 else { return nil }
         let times = CPUTimes(
             user: numbers[1], nice: numbers[2], system: numbers[3], idle: numbers[4], iowait: numbers[5],
             irq: numbers[6], softirq: numbers[7], steal: numbers[8])
-        return Entry(times: times, monotonicNanoseconds: numbers[0])
+        return Entry(times: times, monotonicNanoseconds: numbers[0], isStill: numbers[9] == 1)
     }
 }
