@@ -409,9 +409,12 @@ def bench_status(work):
         stop_processes([p_ for p_ in (upowerd, logind) if p_])
         bus.stop()
     notes.append("Status: without --root and without a daemon, `joule status` reports CPU usage since the /proc/stat "
-                 "sample the previous status left in its runtime directory (0.1–60 s old), so repeated runs never "
-                 "sleep; the first of the 20+1 runs took the 20 ms short sample. psutil's script reports no CPU "
-                 "usage at all. The psutil script includes the Python interpreter's start, as joule's includes its own.")
+                 "sample the previous status left in its runtime directory when that is 0.1–60 s old, else over a "
+                 "20 ms sample. Under umockdev /proc/stat is the fixture's, which never moves: the first of the 20+1 "
+                 "runs took the short sample, counted no tick and left a memo saying the stat is still, so no later "
+                 "run slept (these runs are < 0.1 s apart: before that memo, each of them took the 20 ms sample). "
+                 "psutil's script reports no CPU usage at all. The psutil script includes the Python interpreter's "
+                 "start, as joule's includes its own.")
 
 
 # ---------------------------------------------------------------- beacon decoding throughput
