@@ -50,6 +50,68 @@ import Testing
         }
     }
 
+    /// The Character-splitting parser the byte scan replaced, as the reference it must agree with.
+    static func reference(_ text: String, path: String) -> Result<CPUStat, HardwareError> {
+        var all: CPUTimes?
+        var cores: [CPUStat.Core] = []
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            guard line.hasPrefix("cpu") else { continue }
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard let label = fields.first else { continue }
+            let values = fields.dropFirst().compactMap { UInt64($0) }
+            guard values.count == fields.count - 1, values.count >= 8 else {
+                return .failure(HardwareError(operation: "parse", path: path, detail: "line \(number + 1): malformed \(label) counters"))
+            }
+            let times = CPUTimes(
+                user: values[0], nice: values[1], system: values[2], idle: values[3], iowait: values[4],
+                irq: values[5], softirq: values[6], steal: values[7])
+            if label == "cpu" {
+                all = times
+            } else if let index = Int(label.dropFirst(3)), index >= 0 {
+                guard !cores.contains(where: { $0.index == index }) else {
+                    return .failure(HardwareError(operation: "parse", path: path, detail: "line \(number + 1): duplicate \(label) line"))
+                }
+                cores.append(CPUStat.Core(index: index, times: times))
+            } else {
+                return .failure(HardwareError(operation: "parse", path: path, detail: "line \(number + 1): unknown label \(label)"))
+            }
+        }
+        guard let all else { return .failure(HardwareError(operation: "parse", path: path, detail: "no aggregate cpu line")) }
+        return .success(CPUStat(all: all, perCore: cores))
+    }
+
+    @Test func theByteScanAgreesWithTheTextParserOnGarbledStats() {
+        // Unsigned decimal counters only: the text parser's UInt64("+1") took a sign no kernel writes.
+        let pieces = [
+            "cpu", "cpu0", "cpu1", "cpu12", "cpux", "cpu-1", " ", "  ", "\n", "\n", "1", "0", "42", "1 2 3 4 5 6 7 8",
+            " 9 9 9 9 9 9 9 9 9 9", "18446744073709551615", "18446744073709551616", "intr", "x", "\t", "99999", "ctxt 7",
+        ]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var agreed = 0, parsed = 0
+        for _ in 0..<20_000 {
+            var text = next(3) == 0 ? "cpu 1 2 3 4 5 6 7 8 9 10\n" : ""
+            for _ in 0..<(1 + next(24)) { text += pieces[next(pieces.count)] }
+            let expected = Self.reference(text, path: "/p")
+            let actual = Result { () throws(HardwareError) in try CPUStat.parse(text, path: "/p") }
+            switch (expected, actual) {
+            case (.success(let a), .success(let b)):
+                #expect(a == b, "\(text.debugDescription)")
+                parsed += 1
+            case (.failure(let a), .failure(let b)):
+                #expect(a.description == b.description, "\(text.debugDescription)")
+            default:
+                Issue.record("\(text.debugDescription): text \(expected), bytes \(actual)")
+            }
+            agreed += 1
+        }
+        #expect(parsed > 500, "the generator reaches valid stats too")
+        #expect(agreed == 20_000)
+    }
+
     @Test func readerNamesMissingFile() {
         do {
             _ = try CPUStatReader(root: "/nonexistent-root").read()

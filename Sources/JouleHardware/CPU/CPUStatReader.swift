@@ -7,6 +7,6 @@ public struct CPUStatReader: Sendable {
     }
 
     public func read() throws(HardwareError) -> CPUStat {
-        try CPUStat.parse(try Syscalls.readText(path), path: path)
+        try CPUStat.parse(bytes: try Syscalls.readFile(path), path: path)
     }
 }
