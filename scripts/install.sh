@@ -120,11 +120,14 @@ up_to_date() {
 # 36 000 of them made each start's one dladdr(3) walk them (1.1 M of `--version`'s 7.9 M
 # instructions, callgrind).
 #
-# libstdc++ (the static Swift runtime is C++) is linked in statically too: as a shared library
-# it cost every start its 3,300 symbol relocations, two thirds of ld.so's lookups (callgrind:
-# 3.8 M of `--version`'s 6.8 M instructions were lookups). The runtime's link arguments ask for
-# -lstdc++, so a directory holding only libstdc++.a is searched first (swiftc's -L precedes the
-# toolchain's own directories; -Xlinker -L would not).
+# libstdc++ (the static Swift runtime is C++) and SQLite are linked in from their archives: as
+# shared libraries they cost every start their symbol lookups, since Debian links its libraries
+# with BIND_NOW (libstdc++ 3,300, SQLite 1,600 of the 4,600 left; callgrind: 3.8 M of
+# `--version`'s 6.8 M instructions were lookups). The link asks for -lstdc++ and -lsqlite3, so
+# a directory holding only the two archives is searched first (swiftc's -L precedes the
+# toolchain's own directories; -Xlinker -L would not). A SQLite security update then needs a
+# rebuild, as the Swift runtime already does. libudev and libsystemd come only as shared
+# libraries.
 link_flags() {
     local glibc flags=(-Xlinker --no-export-dynamic)
     glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
@@ -132,14 +135,16 @@ link_flags() {
         && [[ -x $(dirname "$(command -v "$SWIFT")")/ld.lld || -n $(command -v ld.lld) ]]; then
         flags+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
     fi
-    local clang archive
+    local clang archive name dir=$scratch/static-libs
     clang=$(dirname "$(command -v "$SWIFT")")/clang
-    archive=$([[ -x $clang ]] && "$clang" -print-file-name=libstdc++.a 2>/dev/null)
-    if [[ $archive == /* && -f $archive ]]; then
-        mkdir -p "$scratch/static-libstdc++"
-        ln -sfn "$archive" "$scratch/static-libstdc++/libstdc++.a"
-        flags+=(-Xswiftc "-L$scratch/static-libstdc++")
-    fi
+    rm -rf "$dir"
+    for name in libstdc++.a libsqlite3.a; do
+        archive=$([[ -x $clang ]] && "$clang" -print-file-name="$name" 2>/dev/null)
+        [[ $archive == /* && -f $archive ]] || continue
+        mkdir -p "$dir"
+        ln -sfn "$archive" "$dir/$name"
+    done
+    [[ -d $dir ]] && flags+=(-Xswiftc "-L$dir")
     printf '%s\n' "${flags[@]}"
 }
 
