@@ -124,10 +124,11 @@ up_to_date() {
 # shared libraries they cost every start their symbol lookups, since Debian links its libraries
 # with BIND_NOW (libstdc++ 3,300, SQLite 1,600 of the 4,600 left; callgrind: 3.8 M of
 # `--version`'s 6.8 M instructions were lookups). The link asks for -lstdc++ and -lsqlite3, so
-# a directory holding only the two archives is searched first (swiftc's -L precedes the
-# toolchain's own directories; -Xlinker -L would not). A SQLite security update then needs a
-# rebuild, as the Swift runtime already does. libudev and libsystemd come only as shared
-# libraries.
+# a directory holding only the two archives is searched first: for libstdc++ through swiftc's
+# -L (it precedes the toolchain's own directories; -Xlinker -L would not), for SQLite through a
+# sqlite3.pc of the build's own, since pkg-config's -L/usr/lib/... comes before any flag of
+# ours. A SQLite security update then needs a rebuild, as the Swift runtime already does.
+# libudev and libsystemd come only as shared libraries.
 link_flags() {
     local glibc flags=(-Xlinker --no-export-dynamic)
     glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
@@ -135,6 +136,13 @@ link_flags() {
         && [[ -x $(dirname "$(command -v "$SWIFT")")/ld.lld || -n $(command -v ld.lld) ]]; then
         flags+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
     fi
+    [[ -d $scratch/static-libs ]] && flags+=(-Xswiftc "-L$scratch/static-libs")
+    printf '%s\n' "${flags[@]}"
+}
+
+# The archives link_flags' comment explains, in $scratch/static-libs; PKG_CONFIG_PATH exported
+# so that the build's sqlite3.pc is found first. Whatever is missing stays a shared library.
+prepare_static_libs() {
     local clang archive name dir=$scratch/static-libs
     clang=$(dirname "$(command -v "$SWIFT")")/clang
     rm -rf "$dir"
@@ -144,8 +152,12 @@ link_flags() {
         mkdir -p "$dir"
         ln -sfn "$archive" "$dir/$name"
     done
-    [[ -d $dir ]] && flags+=(-Xswiftc "-L$dir")
-    printf '%s\n' "${flags[@]}"
+    if [[ -e $dir/libsqlite3.a ]]; then
+        mkdir -p "$dir/pkgconfig"
+        printf 'Name: SQLite\nDescription: SQLite from its archive (joule release)\nVersion: %s\nLibs: -L%s -lsqlite3\nLibs.private: -lm\nCflags:\n' \
+            "$(pkg-config --modversion sqlite3 2>/dev/null || echo 3)" "$dir" >"$dir/pkgconfig/sqlite3.pc"
+        export PKG_CONFIG_PATH=$dir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    fi
 }
 
 # A joule built elsewhere (JOULE_BINARY): copied in when it differs, then the same pages.
@@ -174,6 +186,7 @@ build() {
     local t0=$SECONDS
     say "building release joule with --static-swift-stdlib in ${scratch#"$PWD"/} (minutes the first time)"
     local flags
+    prepare_static_libs
     mapfile -t flags < <(link_flags)
     $SWIFT build -c release --static-swift-stdlib --product joule --scratch-path "$scratch" -j "${JOBS:-2}" \
         "${flags[@]}" || die "release build failed"
