@@ -72,8 +72,9 @@ public struct CPUUsageProbe: Sendable {
             if Self.memoAges.contains(age) {
                 usage = Self.usage(first.all, since: entry.times)
                 isStill = unmoved
-            } else {
-                isStill = unmoved && entry.isStill && age <= Self.memoAges.upperBound
+            } else if age < Self.memoAges.lowerBound {
+                // Too young to measure over, but a still stat found exactly as it was stays still.
+                isStill = unmoved && entry.isStill
             }
         }
         var latest = (stat: first, time: firstTime)

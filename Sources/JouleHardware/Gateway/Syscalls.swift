@@ -8,8 +8,9 @@ import SystemPackage
 
 /// The one place where the hardware layer calls the C library for files and processes, with
 /// `BluetoothGateway` and `UdevGateway` for their libraries. Descriptor I/O goes through
-/// apple/swift-system (its EINTR handling); each wrapper turns errno into a `HardwareError`
-/// naming the call and path. Internal: policy and the CLI use the domain types built on it.
+/// apple/swift-system (its EINTR handling), except open(2) and whole-file reads, which call libc
+/// and retry EINTR themselves because every poll runs them; each wrapper turns errno into a
+/// `HardwareError` naming the call and path. Internal: policy and the CLI use the domain types built on it.
 enum Syscalls {
     // MARK: files
 

@@ -112,9 +112,9 @@ actor DaemonHistory {
         await record(trigger)
     }
 
-    /// A transfer reached a final state: a marker. Markers are batched like rows: a burst of finished transfers (issue 19's soak cancelled
-    /// 2,000 in 20 s) was held whole until the next 10 minute rows, 0.6 MiB, and without bound
-    /// while the store refused writes.
+    /// A transfer reached a final state: a marker. Markers are batched like rows: a burst of
+    /// finished transfers (issue 19's soak cancelled 2,000 in 20 s) was held whole until the next
+    /// 10 minute rows, 0.6 MiB, and without bound while the store refused writes.
     func transferFinished(_ transfer: Transfer) {
         guard let entry = HistoryEntry(transfer: transfer, at: clock.now()) else { return }
         pendingEntries.append(entry)
