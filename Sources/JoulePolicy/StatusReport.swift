@@ -82,6 +82,7 @@ public struct StatusReport: Sendable {
         object["composite"] = supplies.composite.map { .object(Self.json(composite: $0)) } ?? .null
         object["thermalZones"] = .array(thermal.zones.map { .object(Self.json(zone: $0)) })
         object["coolingDevices"] = .array(thermal.coolingDevices.map { .object(Self.json(cooling: $0)) })
+        object["hwmon"] = .array(thermal.hwmon.map { .object(Self.json(hwmon: $0)) })
         object["cpu"] = .object(["cores": .from(cpuCores), "usagePercent": .from(cpuUsagePercent, places: 1)])
         object["lowPowerActions"] = .array(lowPowerActions.map(\.json))
         object["source"] = .string(source.rawValue)
@@ -93,7 +94,7 @@ public struct StatusReport: Sendable {
     static func percent(_ value: Double?) -> JSONValue { .from(value, places: 1) }
 
     static func json(battery: Battery) -> JSONObject {
-        [
+        var object: JSONObject = [
             "name": .string(battery.name),
             "state": .string(battery.state.rawValue),
             "percentage": percent(battery.percentage),
@@ -110,19 +111,25 @@ public struct StatusReport: Sendable {
             "model": .from(battery.model),
             "manufacturer": .from(battery.manufacturer),
         ]
+        if let error = battery.error { object["error"] = .string(error) }
+        return object
     }
 
     static func json(peripheral: Battery) -> JSONObject {
-        [
+        var object: JSONObject = [
             "name": .string(peripheral.name),
             "model": .from(peripheral.model),
             "percentage": percent(peripheral.percentage),
             "state": .string(peripheral.state.rawValue),
         ]
+        if let error = peripheral.error { object["error"] = .string(error) }
+        return object
     }
 
     static func json(line: LineSource) -> JSONObject {
-        ["name": .string(line.name), "kind": .string(line.kind), "online": .from(line.online)]
+        var object: JSONObject = ["name": .string(line.name), "kind": .string(line.kind), "online": .from(line.online)]
+        if let error = line.error { object["error"] = .string(error) }
+        return object
     }
 
     static func json(composite: CompositeBattery) -> JSONObject {
@@ -155,11 +162,27 @@ public struct StatusReport: Sendable {
     }
 
     static func json(cooling: CoolingDevice) -> JSONObject {
-        [
+        var object: JSONObject = [
             "name": .string(cooling.name),
             "type": .from(cooling.type),
             "curState": .from(cooling.curState),
             "maxState": .from(cooling.maxState),
         ]
+        if let error = cooling.error { object["error"] = .string(error) }
+        return object
+    }
+
+    static func json(hwmon sensor: HwmonSensor) -> JSONObject {
+        var object: JSONObject = [
+            "device": .string(sensor.device),
+            "chip": .from(sensor.chip),
+            "input": .string(sensor.input),
+            "label": .from(sensor.label),
+            "temperatureC": .from(sensor.temperatureC, places: 3),
+            "maxC": .from(sensor.maxC, places: 3),
+            "criticalC": .from(sensor.criticalC, places: 3),
+        ]
+        if let error = sensor.error { object["error"] = .string(error) }
+        return object
     }
 }

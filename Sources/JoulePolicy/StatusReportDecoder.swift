@@ -4,7 +4,7 @@ extension StatusReport {
     /// Reads back what `json` wrote (a daemon's `GetStatus`): every key is required with its
     /// contract type, numbers may be null where `json` writes null, and keys it does not know
     /// are ignored. What the JSON does not carry stays empty: battery syspaths, UPS-ness, zone
-    /// modes, hwmon sensors, the override (`auto`) and the thermal cause. The warning level
+    /// modes, the override (`auto`) and the thermal cause. The warning level
     /// follows the default thresholds; a daemon's is its `WarningLevel` property.
     public init(json text: String) throws(StatusReportDecodingError) {
         try self.init(json: JSONObjectReader.parse(text))
@@ -61,6 +61,11 @@ enum StatusReportDecoder {
         var isNull: Bool { value.isNull }
 
         func optionalString() throws(StatusReportDecodingError) -> String? { isNull ? nil : try string() }
+
+        /// A key written only when it has something to say (`error`): absent is nil.
+        func absentOrString(_ name: String) throws(StatusReportDecodingError) -> String? {
+            try object()[name] == nil ? nil : try self[name].string()
+        }
         func optionalBool() throws(StatusReportDecodingError) -> Bool? { isNull ? nil : try bool() }
 
         func optionalDouble() throws(StatusReportDecodingError) -> Double? {
@@ -95,7 +100,7 @@ enum StatusReportDecoder {
         for field in try root["lineSources"].array() {
             lines.append(LineSource(
                 name: try field["name"].string(), syspath: "", kind: try field["kind"].string(),
-                online: try field["online"].optionalBool()))
+                online: try field["online"].optionalBool(), error: try field.absentOrString("error")))
         }
         let compositeField = try root["composite"]
         let composite = compositeField.isNull ? nil : try self.composite(compositeField)
@@ -107,11 +112,17 @@ enum StatusReportDecoder {
         for field in try root["coolingDevices"].array() {
             cooling.append(CoolingDevice(
                 name: try field["name"].string(), type: try field["type"].optionalString(),
-                curState: try field["curState"].optionalInt(), maxState: try field["maxState"].optionalInt()))
+                curState: try field["curState"].optionalInt(), maxState: try field["maxState"].optionalInt(),
+                error: try field.absentOrString("error")))
+        }
+        // Added after the first release of the contract: a daemon that predates it sends none.
+        var hwmon: [HwmonSensor] = []
+        if try root.object()["hwmon"] != nil {
+            for field in try root["hwmon"].array() { hwmon.append(try sensor(field)) }
         }
         let cpu = try root["cpu"]
         var report = StatusReport(
-            supplies: supplies, thermal: ThermalReadings(zones: zones, coolingDevices: cooling), lowPowerOverride: .auto,
+            supplies: supplies, thermal: ThermalReadings(zones: zones, coolingDevices: cooling, hwmon: hwmon), lowPowerOverride: .auto,
             cpuCores: try cpu["cores"].optionalInt(), cpuUsagePercent: try cpu["usagePercent"].optionalDouble())
 
         let onBattery = try root["onBattery"]
@@ -147,6 +158,7 @@ enum StatusReportDecoder {
         battery.technology = try field["technology"].optionalString()
         battery.model = try field["model"].optionalString()
         battery.manufacturer = try field["manufacturer"].optionalString()
+        battery.error = try field.absentOrString("error")
         return battery
     }
 
@@ -156,7 +168,16 @@ enum StatusReportDecoder {
             state: try field["state"].word(PowerSupplyState.init(rawValue:), supplyStates))
         peripheral.model = try field["model"].optionalString()
         peripheral.percentage = try field["percentage"].optionalDouble()
+        peripheral.error = try field.absentOrString("error")
         return peripheral
+    }
+
+    static func sensor(_ field: Field) throws(StatusReportDecodingError) -> HwmonSensor {
+        HwmonSensor(
+            device: try field["device"].string(), chip: try field["chip"].optionalString(), input: try field["input"].string(),
+            label: try field["label"].optionalString(), temperatureC: try field["temperatureC"].optionalDouble(),
+            maxC: try field["maxC"].optionalDouble(), criticalC: try field["criticalC"].optionalDouble(),
+            error: try field.absentOrString("error"))
     }
 
     static func composite(_ field: Field) throws(StatusReportDecodingError) -> CompositeBattery {
@@ -174,11 +195,9 @@ enum StatusReportDecoder {
                 index: index, kind: TripPoint.Kind(try trip["type"].string()),
                 temperatureC: try trip["temperatureC"].optionalDouble(), hysteresisC: try trip["hysteresisC"].optionalDouble()))
         }
-        // `error` is written only when there is one.
-        let error = try field.object()["error"] == nil ? nil : try field["error"].string()
         return ThermalZone(
             name: try field["name"].string(), type: try field["type"].optionalString(),
-            temperatureC: try field["temperatureC"].optionalDouble(), error: error, trips: trips)
+            temperatureC: try field["temperatureC"].optionalDouble(), error: try field.absentOrString("error"), trips: trips)
     }
 
     static func action(_ field: Field) throws(StatusReportDecodingError) -> KnobOutcome {

@@ -25,8 +25,7 @@ struct AppCommand: AsyncParsableCommand {
     static func client() throws -> AppControlClient {
         // Paused apps of a joule run that was killed are continued first.
         guard let runtime = RuntimeDirectory.current() else {
-            Console.error("joule app: " + RuntimeDirectory.missingMessage)
-            throw ExitCode(1)
+            throw JouleExit.system("app: " + RuntimeDirectory.missingMessage)
         }
         let client = AppControlClient(runtime: runtime)
         for line in AppPauseLedger.recoverLeftovers(in: client.directory, controller: PidfdProcessController()) {
@@ -72,23 +71,32 @@ struct AppTransition<Kind: AppTransitionKind>: AsyncParsableCommand {
 
     func run() async throws {
         let local = try AppCommand.client()
+        let command = "app \(Kind.request.rawValue)"
         // An app registered with joule daemon has no control socket of its own.
         if !local.names().contains(name), let daemon = await AppsClient.find(environment: CurrentProcess.environment()) {
-            do {
+            do throws(BusError) {
                 try await daemon.move(Kind.request, app: name)
                 await daemon.close()
                 return
             } catch {
+                // One list of what runs, this user's and the daemon's, as a sentence of its own.
+                let running = error.remoteName == AppsService.unknownAppError
+                    ? local.names() + ((try? await daemon.list()) ?? []).compactMap { $0["app"]?.stringValue } : nil
                 await daemon.close()
-                Console.error("joule app \(Kind.request.rawValue): \(error)")
-                throw ExitCode(1)
+                if let running {
+                    throw JouleExit.input("\(command): \(AppSupervisorError.unknownApp(name, known: running.sorted()))")
+                }
+                if case .remote(_, _, _, let message) = error { throw JouleExit.system("\(command): \(message)") }
+                throw JouleExit.system("\(command): joule daemon: \(error)")
             }
         }
         do {
             try local.transition(Kind.request, app: name)
         } catch {
-            Console.error("joule app \(Kind.request.rawValue): \(error)")
-            throw ExitCode(1)
+            if case .supervisor(.unknownApp) = error {
+                throw JouleExit.input("\(command): \(error)")
+            }
+            throw JouleExit.system("\(command): \(error)")
         }
     }
 }

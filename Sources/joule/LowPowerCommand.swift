@@ -37,10 +37,7 @@ struct LowPowerCommand: AsyncParsableCommand {
             await daemon.close()
             return
         }
-        guard let store = Self.store() else {
-            Console.error("joule: no state directory: set JOULE_STATE_DIR or HOME")
-            throw ExitCode(1)
-        }
+        guard let store = Self.store() else { throw JouleExit.system("no state directory: set JOULE_STATE_DIR or HOME") }
         guard let value else {
             Console.out(store.load().rawValue)
             return
@@ -48,11 +45,18 @@ struct LowPowerCommand: AsyncParsableCommand {
         do {
             try store.save(value)
         } catch {
-            Console.error("joule: cannot store the Low Power Mode override: \(error)")
-            throw ExitCode(1)
+            throw JouleExit.system("cannot store the Low Power Mode override: \(error)")
         }
         Console.out("Low Power Mode: \(value.rawValue) (saved to \(store.path))")
+        Console.error(Self.notEnacted)
     }
+
+    /// Without the daemon a choice is only kept: nothing holds power-saver or writes a knob.
+    static let notEnacted = """
+        joule: joule daemon is not running, so nothing is enacted: the choice only applies to joule \
+        status, watch and enforce. Start the service to enact it: sudo systemctl start joule \
+        (or joule daemon --session for this user).
+        """
 
     private func throughDaemon(_ daemon: DaemonClient, _ value: LowPowerOverride?) async throws {
         do throws(BusError) {
@@ -63,13 +67,11 @@ struct LowPowerCommand: AsyncParsableCommand {
             try await daemon.setLowPowerMode(value)
             Console.out("Low Power Mode: \(value.rawValue) (set through joule daemon)")
         } catch {
-            if error.remoteName == "org.freedesktop.DBus.Error.AccessDenied", case .remote(_, _, _, let message) = error {
-                Console.error("joule: not authorised to set Low Power Mode: \(message)")
-            } else {
-                Console.error("joule: joule daemon: \(error)")
-            }
             await daemon.close()
-            throw ExitCode(1)
+            if error.remoteName == "org.freedesktop.DBus.Error.AccessDenied", case .remote(_, _, _, let message) = error {
+                throw JouleExit.system("not authorised to set Low Power Mode: \(message)")
+            }
+            throw JouleExit.system("joule daemon: \(error)")
         }
     }
 }

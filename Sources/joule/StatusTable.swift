@@ -68,6 +68,7 @@ enum StatusTable {
             lines.append(row("technology", battery.technology ?? "unknown"))
             lines.append(row("model", battery.model ?? "unknown"))
             lines.append(row("manufacturer", battery.manufacturer ?? "unknown"))
+            if let error = battery.error { lines.append(row("error", error)) }
         }
 
         for peripheral in supplies.peripherals {
@@ -76,6 +77,7 @@ enum StatusTable {
             lines.append(row("model", peripheral.model ?? "unknown"))
             lines.append(row("state", peripheral.state.rawValue))
             lines.append(row("percentage", percent(peripheral.percentage)))
+            if let error = peripheral.error { lines.append(row("error", error)) }
         }
 
         if !supplies.lineSources.isEmpty {
@@ -83,7 +85,7 @@ enum StatusTable {
             lines.append("Line power")
             for source in supplies.lineSources {
                 let online = source.online.map { $0 ? "online" : "offline" } ?? "unknown"
-                lines.append(row(source.name, "\(source.kind), \(online)"))
+                lines.append(row(source.name, "\(source.kind), \(online)" + (source.error.map { "  [\($0)]" } ?? "")))
             }
         }
 

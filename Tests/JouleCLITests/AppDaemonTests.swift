@@ -127,6 +127,10 @@ import Glibc
         // Another user (nobody, through setpriv) may not move root's app.
         let run = try runUnder(daemon, [])
         guard await run.waitReady() else { return }
+        // Issue 32: `joule app` names the apps that do run, in one sentence, and exits 2.
+        let unknown = try await run.app(["background", "nosuch"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr == "joule: app background: no supervised app is named \"nosuch\" (running: \(run.name))\n", "\(unknown.stderr)")
         if NobodyBusctl.isAvailable {
             // The bus directory must let nobody (65534) reach the socket.
             chmod(daemon.bus.directory.path, 0o755)

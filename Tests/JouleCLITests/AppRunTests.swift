@@ -182,8 +182,8 @@ import Glibc
         #expect(run.stderr.contains("99"))
         // An unknown app name.
         let result = try await run.app(["background", "nope"])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("no supervised app is named \"nope\""))
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("joule: app background: no supervised app is named \"nope\" (running: "), "\(result.stderr)")
         try? FileManager.default.removeItem(atPath: answer)
     }
 

@@ -64,4 +64,19 @@ import Testing
         #expect(result.status == 2)
         #expect(result.stderr.contains("maybe"))
     }
+
+    /// Issue 32: without the daemon a choice is only saved, and joule says so and how to start it.
+    @Test func aChoiceWithoutTheDaemonSaysNothingIsEnacted() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-lp-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let env = [
+            "JOULE_STATE_DIR": dir.path, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus",
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus",
+        ]
+        let result = try await CLIHarness.run(["lowpower", "on"], environment: env)
+        #expect(result.status == 0)
+        #expect(result.stdout == "Low Power Mode: on (saved to \(dir.path)/lowpower)\n")
+        #expect(result.stderr.hasPrefix("joule: joule daemon is not running, so nothing is enacted"), "\(result.stderr)")
+        #expect(result.stderr.contains("systemctl start joule"))
+    }
 }

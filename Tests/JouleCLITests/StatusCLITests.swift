@@ -1,4 +1,5 @@
 import Foundation
+import JouleTesting
 import Testing
 
 /// `joule status` on every fixture: the --root output must equal the fixture's
@@ -174,5 +175,35 @@ import Testing
         #expect(result.status == 2)
         let empty = try await CLIHarness.run(["status", "--root", ""])
         #expect(empty.status == 2)
+    }
+
+    /// Issue 32: a file another user made unreadable (mode 000) is a failure with its errno,
+    /// in the JSON and the table, never "missing" or a silent unknown.
+    @Test(.enabled(if: NobodyBusctl.isAvailable, "needs root and setpriv to become nobody"))
+    func unreadableAttributesCarryEACCES() async throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("joule-eacces-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        _ = try await Program.run("/bin/cp", ["-a", Self.fixture("dell-xps-13-low-battery-discharging"), copy.path])
+        _ = try await Program.run("/bin/chmod", ["-R", "a+rX", copy.path])
+        for file in ["sys/class/thermal/thermal_zone0/temp", "sys/class/power_supply/BAT0/energy_now", "sys/class/power_supply/BAT0/capacity"] {
+            try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: copy.appendingPathComponent(file).resolvingSymlinksInPath().path)
+        }
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("joule-eacces-state-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let nobody = ["/usr/bin/env", "JOULE_STATE_DIR=\(state.path)", "JOULE_RUNTIME_DIR=\(state.path)", CLIHarness.binary.path]
+        let (status, output) = try await DaemonCLITests.run("/usr/bin/setpriv", [
+            "--reuid=65534", "--regid=65534", "--clear-groups"] + nobody + ["status", "--json", "--root", copy.path])
+        #expect(status == 0, "\(output)")
+        let object = try Self.parse(output)
+        let battery = try #require((object["batteries"] as? [[String: Any]])?.first)
+        #expect(battery["percentage"] is NSNull)
+        #expect(battery["error"] as? String
+            == "capacity: read failed: Permission denied (EACCES); energy_now: read failed: Permission denied (EACCES)")
+        let zone = try #require((object["thermalZones"] as? [[String: Any]])?.first { $0["name"] as? String == "thermal_zone0" })
+        #expect(zone["error"] as? String == "temp: read failed: Permission denied (EACCES)")
+        let (_, table) = try await DaemonCLITests.run("/usr/bin/setpriv", [
+            "--reuid=65534", "--regid=65534", "--clear-groups"] + nobody + ["status", "--root", copy.path])
+        #expect(table.contains("capacity: read failed: Permission denied (EACCES)"), "\(table)")
+        #expect(table.contains("temp: read failed: Permission denied (EACCES)"), "\(table)")
     }
 }

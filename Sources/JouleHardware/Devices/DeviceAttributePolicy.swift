@@ -2,7 +2,8 @@
 /// fixture source so that both yield the same snapshot for the same tree.
 ///
 /// - Regular files readable by mode are attributes (write-only ones fail with EIO even for
-///   root, so they are skipped rather than reported as broken).
+///   root, so they are skipped rather than reported as broken). A file with no permission
+///   bit at all was made unreadable: it is an attribute, whose read reports EACCES.
 /// - `uevent` is parsed into properties instead.
 /// - Symlinks to existing targets (`subsystem`, `device`, `driver`) and directories are
 ///   structure, not attributes.
@@ -26,12 +27,22 @@ enum DeviceAttributePolicy {
     static func classify(_ path: String) -> Decision {
         switch Syscalls.entryKind(of: path) {
         case .regular?:
-            return Syscalls.isReadableByMode(path) ? .read : .skip
+            return Syscalls.isReadableByMode(path) || Syscalls.hasNoPermissions(path) ? .read : .skip
         case .symlink?:
             if let failure = Syscalls.statFailure(path) { return .dangling(failure) }
             return .skip
         default:
             return .skip
+        }
+    }
+
+    /// Names in `directory` that libudev leaves out of its attribute list but `classify`
+    /// reads: files with no permission bit (sd-device lists only owner-readable files).
+    static func unreadableNames(in directory: String, besides listed: [String]) -> [String] {
+        let known = Set(listed)
+        return ((try? Syscalls.listDirectory(directory)) ?? []).filter { name in
+            !known.contains(name) && isCandidateName(name) && Syscalls.entryKind(of: directory + "/" + name) == .regular
+                && Syscalls.hasNoPermissions(directory + "/" + name)
         }
     }
 

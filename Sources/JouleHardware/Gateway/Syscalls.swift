@@ -116,6 +116,14 @@ enum Syscalls {
         return info.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0
     }
 
+    /// Whether stat(2) shows no permission bit at all (mode 000): a file made unreadable,
+    /// unlike a write-only one.
+    static func hasNoPermissions(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & 0o777 == 0
+    }
+
     /// The target of a symbolic link, as stored (possibly relative).
     static func readLink(_ path: String) throws(HardwareError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

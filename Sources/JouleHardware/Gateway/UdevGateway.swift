@@ -77,6 +77,7 @@ public enum UdevGateway {
             if let name = udev_list_entry_get_name(current) { names.append(String(cString: name)) }
             entry = udev_list_entry_get_next(current)
         }
+        names += DeviceAttributePolicy.unreadableNames(in: syspath, besides: names)
 
         var attributes: [String: AttributeRead] = [:]
         for name in names where DeviceAttributePolicy.isCandidateName(name) {

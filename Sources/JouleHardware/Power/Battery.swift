@@ -32,6 +32,9 @@ public struct Battery: Sendable, Hashable {
     public var temperatureC: Double?
     /// The kernel's coarse `capacity_level` (Full, High, Normal, Low, Critical, Unknown).
     public var capacityLevel: String?
+    /// Why attributes gave no value (`energy_now: read failed: Permission denied (EACCES)`),
+    /// nil when every attribute present was read.
+    public var error: String?
 
     public init(name: String, syspath: String, isPeripheral: Bool = false, isUPS: Bool = false, state: PowerSupplyState = .unknown) {
         self.name = name

@@ -7,8 +7,11 @@ public struct LineSource: Sendable, Hashable {
     public var kind: String
     /// `online`; nil when the attribute is missing or unreadable.
     public var online: Bool?
+    /// Why `online` is unknown when its read failed or its text is garbage.
+    public var error: String?
 
-    public init(name: String, syspath: String, kind: String, online: Bool?) {
+    public init(name: String, syspath: String, kind: String, online: Bool?, error: String? = nil) {
+        self.error = error
         self.name = name
         self.syspath = syspath
         self.kind = kind

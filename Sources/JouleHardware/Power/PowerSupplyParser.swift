@@ -68,7 +68,8 @@ public enum PowerSupplyParser {
     static func lineSource(_ device: DeviceSnapshot, type: String) -> LineSource? {
         LineSource(
             name: device.sysname, syspath: device.syspath, kind: type,
-            online: SysfsValue.integer(device, "online").map { $0 != 0 })
+            online: SysfsValue.integer(device, "online").map { $0 != 0 },
+            error: SysfsValue.failures(device, numbers: ["online"]))
     }
 
     /// A UPS's output as a line source: online while it runs from the utility, i.e. per its
@@ -76,7 +77,9 @@ public enum PowerSupplyParser {
     static func upsOutput(_ device: DeviceSnapshot, battery: Battery) -> LineSource {
         var online = SysfsValue.integer(device, "online").map { $0 != 0 }
         if online == nil, battery.state != .unknown { online = battery.state != .discharging }
-        return LineSource(name: device.sysname, syspath: device.syspath, kind: device.string("type") ?? "UPS", online: online)
+        return LineSource(
+            name: device.sysname, syspath: device.syspath, kind: device.string("type") ?? "UPS", online: online,
+            error: SysfsValue.failures(device, numbers: ["online"]))
     }
 
     /// One battery; nil when `present` says it is absent (an empty bay).
@@ -183,8 +186,18 @@ public enum PowerSupplyParser {
         battery.manufacturer = SysfsValue.safeString(device, "manufacturer")
         battery.serial = SysfsValue.safeString(device, "serial_number")
         battery.temperatureC = SysfsValue.number(device, "temp").map { $0 / 10 }
+        battery.error = SysfsValue.failures(device, numbers: batteryNumbers, texts: batteryTexts)
         return battery
     }
+
+    /// The numeric attributes `battery` reads, for its `error`.
+    static let batteryNumbers = [
+        "present", "capacity", "energy_now", "energy_avg", "energy_full", "energy_full_design", "charge_now",
+        "charge_full", "charge_full_design", "power_now", "current_now", "voltage_now", "voltage_avg",
+        "voltage_min_design", "voltage_max_design", "time_to_empty_now", "time_to_full_now", "cycle_count", "temp",
+    ]
+    /// Its text attributes, whose reads may fail too.
+    static let batteryTexts = ["status", "capacity_level", "technology", "model_name", "manufacturer", "serial_number"]
 
     /// voltage_max_design, else voltage_min_design, else voltage_now: the first above 1 V.
     static func designVoltage(_ device: DeviceSnapshot) -> Double? {

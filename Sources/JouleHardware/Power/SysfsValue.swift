@@ -31,6 +31,25 @@ enum SysfsValue {
         return value
     }
 
+    /// Why attributes a reading uses gave nothing: each whose read failed (with its errno's
+    /// name) or whose number is unusable, as `energy_now: read failed: Permission denied
+    /// (EACCES)`, joined with `; `; nil when every one present was usable. An absent attribute
+    /// is no failure: drivers differ in what they provide.
+    static func failures(_ device: DeviceSnapshot, numbers: [String], texts: [String] = []) -> String? {
+        var problems: [String] = []
+        for name in numbers + texts {
+            switch device.attributes[name] {
+            case .failed(let errno)?:
+                problems.append("\(name): read failed: \(errno)")
+            case .value(let text)? where numbers.contains(name) && number(text) == nil:
+                problems.append(text.isEmpty ? "\(name): empty" : "\(name): not a number: \"\(text.prefix(32))\"")
+            default:
+                break
+            }
+        }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+
     /// An integer attribute; nil for garbage or values beyond Int.
     static func integer(_ device: DeviceSnapshot, _ name: String) -> Int? {
         guard let text = device.string(name) else { return nil }

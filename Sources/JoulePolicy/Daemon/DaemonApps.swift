@@ -230,7 +230,13 @@ actor DaemonApps {
 
     private func move(uid: UInt32, _ request: AppLifecycleRequest, _ name: String) async throws(BusMethodError) {
         guard let owner = await supervisor.owner(of: name) else {
-            throw BusMethodError(name: AppsService.unknownAppError, message: AppSupervisorError.unknownApp(name, known: []).description)
+            // Named among what the caller may move: its own apps, or every app for root.
+            var visible: [String] = []
+            for entry in await supervisor.list() {
+                let entryOwner = await supervisor.owner(of: entry.app)
+                if uid == 0 || entryOwner == uid { visible.append(entry.app) }
+            }
+            throw BusMethodError(name: AppsService.unknownAppError, message: AppSupervisorError.unknownApp(name, known: visible).description)
         }
         guard uid == owner || uid == 0 else {
             throw .accessDenied("\(name) belongs to uid \(owner); only that user or root may move it (the caller is uid \(uid))")

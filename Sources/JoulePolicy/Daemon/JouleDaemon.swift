@@ -315,7 +315,7 @@ public actor JouleDaemon {
     /// follows in `follow`, in order, on the follower's task.
     private func handle(_ event: TimedEvent) async {
         guard let service, let actuation else { return }
-        await service.update(await state())
+        await publish()
         follower.submit(event)
         switch event.event {
         case .powerStateDidChange(let on, let reason):
@@ -329,6 +329,20 @@ public actor JouleDaemon {
             break
         }
         notifier.status(await statusLine())
+    }
+
+    /// Publishes the engine's state as the properties, after an event or an input that may have
+    /// changed only why Low Power Mode is what it is (`auto` while the battery rule keeps it on
+    /// sends no event, yet `LowPowerModeSource` must follow). A new source is logged once.
+    private func publish() async {
+        guard let service else { return }
+        let new = await state()
+        let old = service.current
+        await service.update(new)
+        if old.source != new.source {
+            log("Low Power Mode source \(old.source.rawValue) → \(new.source.rawValue) (Low Power Mode \(new.lowPowerMode ? "on" : "off"))")
+            notifier.status(await statusLine())
+        }
     }
 
     /// An event's consequences that may wait on the disk: workloads, transfers and apps see
@@ -347,8 +361,10 @@ public actor JouleDaemon {
         do {
             try await engine.setOverride(mode)
         } catch {
+            await publish()
             throw .failed("cannot keep the Low Power Mode choice: \(error)")
         }
+        await publish()
     }
 
     private func states() async -> EnforcementSession.States {
@@ -458,6 +474,7 @@ public actor JouleDaemon {
         } catch {
             log("SIGHUP: keeping the old config: \(error)")
         }
+        await publish()
         notifier.ready(status: await statusLine())
     }
 
@@ -568,5 +585,6 @@ public actor JouleDaemon {
                 try? await engine.setOverride(.off)
             }
         }
+        await publish()
     }
 }
