@@ -168,7 +168,7 @@ struct AppEvents: AsyncParsableCommand {
                 Console.out(line.serialized)
                 continue
             }
-            let time = line["timestamp"]?.doubleValue.map { Date(timeIntervalSince1970: $0).formatted(.dateTime.hour().minute().second()) } ?? "?"
+            let time = line["timestamp"]?.doubleValue.map(ClockTime.text) ?? "?"
             var text = "\(time) \(line["app"]?.stringValue ?? "?")[\(line["pid"]?.intValue.map(String.init) ?? "?")] "
             text += "\(line["event"]?.stringValue ?? "?") → \(line["state"]?.stringValue ?? "?")"
             if let detail = line["detail"]?.stringValue { text += " (\(detail))" }

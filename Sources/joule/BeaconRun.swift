@@ -26,7 +26,8 @@ enum BeaconRun {
             opened = pair.1
         } catch {
             Console.error("joule beacons: \(error)")
-            throw ExitCode(1)
+            // A capture the user named that cannot be read is their input; an adapter is the system.
+            throw source.replay == nil ? JouleExit.systemFailure : JouleExit.badInput
         }
         let live = source.replay == nil
         let signals = live ? SignalTrap { _ in transport.stopEvents() } : nil

@@ -11,7 +11,7 @@ struct BeaconsMonitor: AsyncParsableCommand {
     @OptionGroup var source: BeaconSourceOptions
     @OptionGroup var regionOptions: RegionOptions
 
-    @Option(name: .customLong("exit-timeout"), help: "Seconds of listening without a matching advert before a region is left.")
+    @Option(name: .customLong("exit-timeout"), parsing: .unconditional, help: "Seconds of listening without a matching advert before a region is left.")
     var exitTimeout: Double = 10
 
     @Option(help: "Shell command run on each event, with JOULE_EVENT, JOULE_REGION, JOULE_UUID, JOULE_MAJOR, JOULE_MINOR and JOULE_TIMESTAMP set.")

@@ -11,19 +11,19 @@ struct BeaconsRange: AsyncParsableCommand {
     @OptionGroup var source: BeaconSourceOptions
     @OptionGroup var regionOptions: RegionOptions
 
-    @Option(help: "Seconds between results.")
+    @Option(parsing: .unconditional, help: "Seconds between results.")
     var interval: Double = 1
 
     @Flag(help: "One fix, like requestLocation: scan at high duty until every distance is steady, print it, turn the radio off.")
     var once = false
 
-    @Option(help: "With --once, give up after this many seconds.")
+    @Option(parsing: .unconditional, help: "With --once, give up after this many seconds.")
     var timeout: Double = 30
 
-    @Option(name: .customLong("rssi-window"), help: "Seconds of RSSI samples the running-average filter keeps.")
+    @Option(name: .customLong("rssi-window"), parsing: .unconditional, help: "Seconds of RSSI samples the running-average filter keeps.")
     var rssiWindow: Double = 20
 
-    @Option(name: .customLong("rssi-trim"), help: "Fraction of samples trimmed from each end before averaging.")
+    @Option(name: .customLong("rssi-trim"), parsing: .unconditional, help: "Fraction of samples trimmed from each end before averaging.")
     var rssiTrim: Double = 0.1
 
     @Option(name: .customLong("distance-coefficients"), help: "A,B,C of distance = A*(rssi/txPower)^B + C.")

@@ -14,7 +14,7 @@ struct BeaconsRecord: AsyncParsableCommand {
     @Option(help: "The btsnoop file to write.")
     var out: String
 
-    @Option(help: "Stop after this many seconds (default: until SIGINT/SIGTERM).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until SIGINT/SIGTERM).")
     var duration: Double?
 
     func validate() throws {
@@ -26,8 +26,7 @@ struct BeaconsRecord: AsyncParsableCommand {
     func run() async throws {
         let writer: BTSnoopWriter
         do throws(HardwareError) { writer = try BTSnoopWriter(path: out) } catch {
-            Console.error("joule beacons record: \(error)")
-            throw ExitCode(1)
+            throw JouleExit.input("beacons record: \(error)")
         }
         let recorder = BeaconRecorder(writer: writer, duration: duration.map { .seconds(clamping: $0) })
         if let replay = source.replay {

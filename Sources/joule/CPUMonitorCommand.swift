@@ -22,10 +22,10 @@ struct CPUMonitorCommand: AsyncParsableCommand {
             root) other users' processes are never touched. Stopped processes are always continued on exit.
             """)
 
-    @Option(help: "CPU limit in percent of one core.")
+    @Option(parsing: .unconditional, help: "CPU limit in percent of one core.")
     var limit: Double = 80
 
-    @Option(help: "Trailing window in seconds.")
+    @Option(parsing: .unconditional, help: "Trailing window in seconds.")
     var window: Double = 60
 
     @Option(help: "What to do on a violation: kill, throttle or report.")
@@ -34,10 +34,10 @@ struct CPUMonitorCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Directory for reports (default: $JOULE_STATE_DIR/reports).", valueName: "dir"))
     var reports: String?
 
-    @Option(help: "Sampling interval in seconds (default: a tenth of the window, at most 1).")
+    @Option(parsing: .unconditional, help: "Sampling interval in seconds (default: a tenth of the window, at most 1).")
     var interval: Double?
 
-    @Option(help: "Stop after this many seconds (default: run until interrupted).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: run until interrupted).")
     var duration: Double?
 
     @Flag(help: "Decide and write reports, but never signal a process or change a cgroup.")
@@ -76,14 +76,23 @@ struct CPUMonitorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // What the user named is checked before anything is watched, stopped or written.
+        if let problem = ProcessSelectors(pids: Set(pids), patterns: patterns, cgroups: cgroups, uids: Set(uids)).missing(procfs: ProcFS()).first {
+            throw JouleExit.input(problem, command: "cpu-monitor")
+        }
+        guard let directory = reports ?? ReportStore.defaultDirectory() else {
+            throw JouleExit.system(StateDirectory.missingMessage, command: "cpu-monitor")
+        }
+        do {
+            try FileSystem.makeDirectories(directory)
+        } catch {
+            let message = "\(reports == nil ? "" : "--reports ")\(directory): cannot make the report directory: \(error.errno.map { "\($0)" } ?? "\(error)")"
+            throw reports == nil ? JouleExit.system(message, command: "cpu-monitor") : JouleExit.input(message, command: "cpu-monitor")
+        }
         // Before anything can be stopped: crash handlers that continue stopped processes, and
         // SIGINT/SIGTERM/SIGHUP turned into a clean shutdown.
         PidfdProcessController.installCrashGuards()
         let signals = TerminationSignals.stream()
-        guard let directory = reports ?? ReportStore.defaultDirectory() else {
-            Console.error("joule cpu-monitor: \(StateDirectory.missingMessage)")
-            throw ExitCode(1)
-        }
         let configuration: CPUMonitorConfiguration
         do { configuration = try monitorConfiguration() } catch { throw ValidationError(error.description) }
         let monitor: CPUMonitor<PidfdProcessController>
@@ -92,8 +101,7 @@ struct CPUMonitorCommand: AsyncParsableCommand {
                 configuration: configuration, clock: SystemClock(), controller: PidfdProcessController(),
                 store: ReportStore(directory: directory))
         } catch {
-            Console.error("joule cpu-monitor: \(error)")
-            throw ExitCode(2)
+            throw JouleExit.input("\(error)", command: "cpu-monitor")
         }
         Console.out(
             "cpu-monitor: limit \(Self.number(configuration.limitPercent))% of one core over \(Self.number(configuration.window.inSeconds)) s, "
@@ -106,14 +114,11 @@ struct CPUMonitorCommand: AsyncParsableCommand {
                 Self.print(event)
             }
         } catch {
-            Console.error("joule cpu-monitor: \(error)")
-            throw ExitCode(1)
+            throw JouleExit.system("\(error)", command: "cpu-monitor")
         }
     }
 
-    static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
+    static func number(_ value: Double) -> String { ResourceReport.number(value) }
 
     static func print(_ event: CPUMonitorEvent) {
         switch event {

@@ -61,10 +61,11 @@ struct DaemonCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let devices = try DeviceRoot(root)
-        let options = JouleDaemon.Options(
+        var options = JouleDaemon.Options(
             bus: bus, configPath: configPath, source: devices.source, procRoot: devices.procRoot, knobRoot: knobRoot,
             stateDirectory: StateDirectory.current(), runtimeDirectory: RuntimeDirectory.current(), environment: environment,
             uid: CurrentProcess.effectiveUserID, transferTransport: HTTPTransferTransport(), metricsExporter: PrometheusExporter())
+        options.configRequired = config != nil
         do {
             let daemon = try JouleDaemon(options: options) { Console.error("joule daemon: \($0)") }
             try await daemon.run()

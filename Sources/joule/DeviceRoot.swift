@@ -9,7 +9,9 @@ struct DeviceRoot {
     let procRoot: String
     let isFixture: Bool
 
-    /// Exits with status 1 and a message naming the path and errno when the tree cannot be read.
+    /// Exits with status 2 (the user named it) and a message naming the path and errno when the
+    /// tree cannot be opened, or when it holds neither `sys/` nor `proc/`: a directory above the
+    /// fixtures (`hw-fixtures`) would read as a machine without devices, cores or usage.
     init(_ root: String?) throws {
         guard let root else {
             source = UdevDeviceSource()
@@ -21,8 +23,10 @@ struct DeviceRoot {
         do {
             try fixture.checkRoot()
         } catch {
-            Console.error("joule: cannot read root \(root): \(error.errno.map(String.init(describing:)) ?? error.description)")
-            throw ExitCode(1)
+            throw JouleExit.input("cannot read root \(root): \(error.errno.map(String.init(describing:)) ?? error.description)")
+        }
+        guard FileSystem.kind(of: root + "/sys") == .directory || FileSystem.kind(of: root + "/proc") == .directory else {
+            throw JouleExit.input("root \(root) holds neither sys/ nor proc/: not a machine's tree (a fixture such as hw-fixtures/NAME holds them)")
         }
         source = fixture
         procRoot = root

@@ -20,7 +20,7 @@ struct DevicesCommand: ParsableCommand {
     }
 
     func run() throws {
-        let source: any DeviceSource = root.map { SysfsDeviceSource(root: $0) } ?? UdevDeviceSource()
+        let source = try DeviceRoot(root).source
         do {
             Console.out(DeviceSnapshotJSON.json(try source.devices(subsystem: subsystem)).serialized)
         } catch {

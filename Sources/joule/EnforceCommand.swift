@@ -35,7 +35,7 @@ struct EnforceCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON lines.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Poll the states and re-resolve selectors every S seconds (default: adaptive polling, rescan per the policy).",
         valueName: "s"))
     var interval: Double?
@@ -71,13 +71,11 @@ struct EnforceCommand: AsyncParsableCommand {
             do {
                 loaded = try EnforcePolicy.load(path: policy)
             } catch {
-                Console.error("joule: \(error)")
-                throw ExitCode(1)
+                throw JouleExit.input("\(error)")
             }
         }
         guard let stateDirectory = StateDirectory.current() else {
-            Console.error("joule: no state directory for the pause journal: set JOULE_STATE_DIR or HOME")
-            throw ExitCode(1)
+            throw JouleExit.system("no state directory for the pause journal: set JOULE_STATE_DIR or HOME")
         }
         var options = EnforcementSession.Options(policy: loaded, stateDirectory: stateDirectory)
         options.dryRun = dryRun
@@ -107,14 +105,13 @@ struct EnforceCommand: AsyncParsableCommand {
                     clock: SystemClock(), stop: signals, emit: emit)
             }
         } catch let failure as EnforcementSession.Failure {
-            Console.error("joule: \(failure)")
-            throw ExitCode(1)
+            throw JouleExit.system("\(failure)")
         }
     }
 
     /// One readable line per action, with the local time.
     static func describe(_ action: EnforcementAction) -> String {
-        let time = Date(timeIntervalSince1970: action.timestamp).formatted(date: .omitted, time: .standard)
+        let time = ClockTime.text(action.timestamp)
         return "\(time) \(action.text)"
     }
 }

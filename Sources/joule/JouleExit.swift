@@ -14,15 +14,17 @@ enum JouleExit {
     /// The user's input is wrong.
     static let badInput = ExitCode(2)
 
-    /// Prints `joule: message` and returns exit 1, to throw.
-    static func system(_ message: String) -> ExitCode {
-        Console.error("joule: \(message)")
+    /// Prints `joule: message` (`joule COMMAND: message`) and returns exit 1, to throw.
+    static func system(_ message: String, command: String? = nil) -> ExitCode {
+        Console.error("\(prefix(command))\(message)")
         return systemFailure
     }
 
-    /// Prints `joule: message` and returns exit 2, to throw.
-    static func input(_ message: String) -> ExitCode {
-        Console.error("joule: \(message)")
+    /// Prints `joule: message` (`joule COMMAND: message`) and returns exit 2, to throw.
+    static func input(_ message: String, command: String? = nil) -> ExitCode {
+        Console.error("\(prefix(command))\(message)")
         return badInput
     }
+
+    private static func prefix(_ command: String?) -> String { command.map { "joule \($0): " } ?? "joule: " }
 }

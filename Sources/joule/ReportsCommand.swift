@@ -17,8 +17,7 @@ struct ReportsCommand: ParsableCommand {
         /// The store named by --reports, else the state directory's; exits 1 without either.
         func store() throws -> ReportStore {
             guard let directory = reports ?? ReportStore.defaultDirectory() else {
-                Console.error("joule reports: \(StateDirectory.missingMessage)")
-                throw ExitCode(1)
+                throw JouleExit.system(StateDirectory.missingMessage, command: "reports")
             }
             return ReportStore(directory: directory)
         }
@@ -38,8 +37,7 @@ struct ReportsCommand: ParsableCommand {
             do {
                 listing = try store.list()
             } catch {
-                Console.error("joule reports: \(error)")
-                throw ExitCode(1)
+                throw JouleExit.system("\(error)", command: "reports")
             }
             for skipped in listing.skipped { Console.error("joule reports: skipped \(skipped)") }
             if json {
@@ -109,11 +107,14 @@ struct ReportsCommand: ParsableCommand {
 
         func run() throws {
             let stored: StoredReport
-            do {
-                stored = try location.store().find(id)
+            let store = try location.store()
+            do throws(ReportStoreError) {
+                stored = try store.find(id)
             } catch {
-                Console.error("joule reports: \(error)")
-                throw ExitCode(1)
+                // An id that names no report (or several) is the user's input; a directory that
+                // cannot be read is the system's.
+                if case .io = error { throw JouleExit.system("\(error)", command: "reports") }
+                throw JouleExit.input("\(error)", command: "reports")
             }
             if json {
                 Console.out(stored.report.json.serialized)

@@ -19,16 +19,16 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "The app's name (default: the command's file name).")
     var name: String?
 
-    @Option(help: "Seconds an app may run after entering the background with no task open.")
+    @Option(parsing: .unconditional, help: "Seconds an app may run after entering the background with no task open.")
     var grace: Double = 5
 
-    @Option(help: "Seconds of background time in total, for open background tasks.")
+    @Option(parsing: .unconditional, help: "Seconds of background time in total, for open background tasks.")
     var backgroundBudget: Double = 30
 
-    @Option(help: "CPU limit in the background, in percent of one core.")
+    @Option(parsing: .unconditional, help: "CPU limit in the background, in percent of one core.")
     var cpuLimit: Double = 80
 
-    @Option(help: "The CPU limit's trailing window, in seconds.")
+    @Option(parsing: .unconditional, help: "The CPU limit's trailing window, in seconds.")
     var cpuWindow: Double = 60
 
     @Flag(help: "Never suspend on its own (an explicit `joule app suspend` still does).")

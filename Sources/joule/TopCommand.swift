@@ -31,10 +31,10 @@ struct TopCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON line per sample.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Seconds between samples (default: 2).", valueName: "s"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds between samples (default: 2).", valueName: "s"))
     var interval: Double = 2
 
-    @Option(name: .long, help: ArgumentHelp("Stop after N samples (default: until interrupted).", valueName: "n"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after N samples (default: until interrupted).", valueName: "n"))
     var count: Int?
 
     @Option(name: .long, help: ArgumentHelp("Order rows by energy (power, or the score), cpu or wakeups.", valueName: "key"))

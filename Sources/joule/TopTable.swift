@@ -16,7 +16,7 @@ enum TopTable {
         _ sample: ProcessEnergySample, order: ProcessEnergy.Order, byUnit: Bool, interval: Double,
         rows: Int? = nil, columns: Int? = nil
     ) -> [String] {
-        let time = Date(timeIntervalSince1970: sample.timestamp).formatted(date: .omitted, time: .standard)
+        let time = ClockTime.text(sample.timestamp)
         var lines = ["joule top  \(time)  every \(StatusTable.format(interval, places: interval.rounded() == interval ? 0 : 2)) s  sorted by \(order.rawValue)"]
         let source = sample.source
         if source.kind == .model {

@@ -34,7 +34,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON lines.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Poll every S seconds instead of adaptively.", valueName: "s"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Poll every S seconds instead of adaptively.", valueName: "s"))
     var interval: Double?
 
     @Option(name: .long, help: ArgumentHelp(
@@ -43,11 +43,11 @@ struct WatchCommand: AsyncParsableCommand {
     var exec: String?
 
     // Optional so that a value given can be told from the default: given, watch runs its own engines.
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Low Power Mode turns on when the batteries discharge to PCT (default: 20).", valueName: "pct"))
     var lowPowerAt: Double?
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Low Power Mode that turned itself on turns off once charging reaches PCT (default: 80).", valueName: "pct"))
     var lowPowerOffAt: Double?
 
@@ -173,7 +173,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     /// One readable line per event.
     static func describe(_ event: TimedEvent) -> String {
-        let time = Date(timeIntervalSince1970: event.timestamp).formatted(date: .omitted, time: .standard)
+        let time = ClockTime.text(event.timestamp)
         let fields = event.event.fields.entries.map { "\($0.0)=\(HookEnvironment.plain($0.1))" }.joined(separator: " ")
         return "\(time) \(event.event.name) \(fields)"
     }

@@ -10,6 +10,24 @@ import Glibc
 /// cgroups are v1, so the process-tree fallback is what runs here; the freezer path runs in
 /// the VM scenario app-freeze and on a fake tree in AppSupervisorTests).
 @Suite struct AppRunTests {
+    /// Issue 32: why apps fall back to SIGSTOP is said once, not on every run (even of `true`).
+    @Test func theProcessTreeNoticeIsSaidOnce() async throws {
+        let runtime = FileManager.default.temporaryDirectory.appendingPathComponent("joule-rt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: runtime) }
+        var notices = 0
+        for _ in 0..<3 {
+            let result = try await CLIHarness.run(
+                ["run", "--", "/bin/true"], environment: ["JOULE_RUNTIME_DIR": runtime.path, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent",
+                                                         "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
+            #expect(result.status == 0, "\(result.stderr)")
+            if result.stderr.contains("suspending with SIGSTOP/SIGCONT") { notices += 1 }
+        }
+        // Once where the machine has no usable cgroup (as here), never where it has.
+        #expect(notices <= 1)
+        if FileManager.default.fileExists(atPath: runtime.path + "/apps/process-tree-reason") { #expect(notices == 1) }
+    }
+
     @Test func backgroundSuspendsAfterTheGraceAndForegroundThawsInOrder() async throws {
         let run = try AppRunHarness(runOptions: ["--grace", "0.5"], appOptions: ["--busy"])
         guard await run.waitReady() else { return }

@@ -213,7 +213,7 @@ extension BadInputCase {
         BadInputCase(
             name: "policy: \(name)", setup: .file(Array(yaml.utf8)),
             arguments: ["enforce", "--policy", "{FILE}", "--root", CLIHarness.fixturesDirectory.appendingPathComponent(f).path, "--dry-run"],
-            outcome: .exits(1, stderr: message))
+            outcome: .exits(2, stderr: message))
     }
 
     static func arguments(_ name: String, _ arguments: [String], _ message: String) -> BadInputCase {
@@ -266,7 +266,7 @@ extension BadInputCase {
             outcome: .json(path: "thermalZones.0.temperatureC", equals: "null")),
         BadInputCase(
             name: "sysfs: --root does not exist", setup: .none,
-            arguments: ["status", "--json", "--root", "/nonexistent/joule-matrix"], outcome: .exits(1, stderr: "/nonexistent/joule-matrix")),
+            arguments: ["status", "--json", "--root", "/nonexistent/joule-matrix"], outcome: .exits(2, stderr: "/nonexistent/joule-matrix")),
         // /proc/stat under --root
         procStat("truncated cpu line", "cpu  1 2 3\n", .json(path: "cpu.usagePercent", equals: "null")),
         procStat("empty", "", .json(path: "cpu.usagePercent", equals: "null")),
@@ -276,11 +276,11 @@ extension BadInputCase {
             name: "/proc/stat: missing", setup: .fixture(f, edits: [("proc/stat", nil)]), arguments: status,
             outcome: .json(path: "cpu.usagePercent", equals: "null")),
         // btsnoop files
-        snoop("bad magic", Array("btsnoo\0\0".utf8) + BadInputRun.be32(1) + BadInputRun.be32(1002), .exits(1, stderr: "bad magic")),
-        snoop("empty file", [], .exits(1, stderr: "shorter than the 16-byte header")),
-        snoop("truncated header", Array(snoopHeader.prefix(10)), .exits(1, stderr: "shorter than the 16-byte header")),
-        snoop("unknown datalink", Array("btsnoop\0".utf8) + BadInputRun.be32(1) + BadInputRun.be32(9999), .exits(1, stderr: "9999")),
-        snoop("unsupported version", Array("btsnoop\0".utf8) + BadInputRun.be32(2) + BadInputRun.be32(1002), .exits(1, stderr: "version")),
+        snoop("bad magic", Array("btsnoo\0\0".utf8) + BadInputRun.be32(1) + BadInputRun.be32(1002), .exits(2, stderr: "bad magic")),
+        snoop("empty file", [], .exits(2, stderr: "shorter than the 16-byte header")),
+        snoop("truncated header", Array(snoopHeader.prefix(10)), .exits(2, stderr: "shorter than the 16-byte header")),
+        snoop("unknown datalink", Array("btsnoop\0".utf8) + BadInputRun.be32(1) + BadInputRun.be32(9999), .exits(2, stderr: "9999")),
+        snoop("unsupported version", Array("btsnoop\0".utf8) + BadInputRun.be32(2) + BadInputRun.be32(1002), .exits(2, stderr: "version")),
         snoop("truncated record", Array(goodCapture.dropLast(5)), .lines(0, stderr: "truncated record")),
         snoop("truncated record header", goodCapture + Array(repeating: 0, count: 10), .lines(1, stderr: "truncated record header")),
         snoop(
@@ -293,7 +293,7 @@ extension BadInputCase {
         BadInputCase(
             name: "btsnoop: file does not exist", setup: .none,
             arguments: ["beacons", "scan", "--json", "--replay", "/nonexistent/capture.btsnoop"],
-            outcome: .exits(1, stderr: "/nonexistent/capture.btsnoop")),
+            outcome: .exits(2, stderr: "/nonexistent/capture.btsnoop")),
         // HCI event bytes inside a capture
         hci("num_reports lies (3 claimed, 1 present)", [MatrixBytes.legacyEvent([MatrixBytes.legacyReport(MatrixBytes.iBeaconAD)], num: 3)], .lines(1, stderr: "record 0")),
         hci("num_reports zero", [MatrixBytes.legacyEvent([], num: 0)], .lines(0, stderr: "")),
@@ -327,7 +327,7 @@ extension BadInputCase {
         BadInputCase(
             name: "policy: file does not exist", setup: .none,
             arguments: ["enforce", "--policy", "/nonexistent/policy.yaml", "--dry-run"],
-            outcome: .exits(1, stderr: "/nonexistent/policy.yaml")),
+            outcome: .exits(2, stderr: "/nonexistent/policy.yaml")),
         // command-line arguments
         arguments("unknown subcommand", ["frobnicate"], "frobnicate"),
         arguments("watch --interval not a number", ["watch", "--interval", "abc"], "interval"),

@@ -1,4 +1,5 @@
 import Foundation
+import JoulePolicy
 import JouleTesting
 import Testing
 
@@ -98,7 +99,7 @@ import Testing
         #expect(entry["pid"] as? Int == Int(busy.processIdentifier))
         #expect(entry["exceptionSubtype"] as? String == "CPU_FATAL")
         let message = try #require(entry["exceptionMessage"] as? String)
-        #expect(message.wholeMatch(of: try Regex("\\(Limit \(limit)%\\) Observed [0-9]+% over [0-9]+ seconds")) != nil, "\(message)")
+        #expect(message.wholeMatch(of: try Regex("\\(Limit \(limit)%\\) Observed [0-9]+% over [0-9]+(\\.[0-9])? seconds")) != nil, "\(message)")
         // The engine fires only once the budget is exceeded; the whole-percent figure in the
         // report may round down onto the limit itself (24.4 % against 24 %).
         let observed = try #require(entry["observedPercent"] as? Int)
@@ -207,6 +208,39 @@ import Testing
         #expect(limit.stderr.contains("--limit"))
     }
 
+    /// Issue 32: what the user named is checked before anything is watched, with exit 2 and
+    /// one line naming it; nothing is left behind.
+    @Test func namedTargetsAreCheckedBeforeAnythingRuns() async throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/a-file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let me = ProcessInfo.processInfo.processIdentifier
+        let cases: [([String], String)] = [
+            (["--pid", "\(me)", "--reports", file], "joule cpu-monitor: --reports \(file): cannot make the report directory: Not a directory (ENOTDIR)"),
+            (["--pid", "\(me)", "--reports=\(file)/sub"], "joule cpu-monitor: --reports \(file)/sub: cannot make the report directory: Not a directory (ENOTDIR)"),
+            (["--pid", "999999999"], "joule cpu-monitor: --pid 999999999: no such process"),
+            (["--pid=999999999"], "joule cpu-monitor: --pid 999999999: no such process"),
+            (["--cgroup", "/joule-no-such-cgroup"],
+             "joule cpu-monitor: --cgroup /joule-no-such-cgroup: no such cgroup (no directory under /sys/fs/cgroup, and no process in it)"),
+        ]
+        for (arguments, line) in cases {
+            let result = try await CLIHarness.run(["cpu-monitor"] + arguments + ["--duration", "5"], environment: ["JOULE_STATE_DIR": dir])
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").first.map(String.init) == line, "\(arguments)")
+            #expect(result.stdout.isEmpty, "\(arguments) started: \(result.stdout)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir + "/reports"))
+    }
+
+    /// Issue 32: a short window is worded in tenths, never "over 0 seconds" or a binary fraction.
+    @Test func shortWindowsAreWordedInTenths() async throws {
+        #expect(ResourceReport.exceptionMessage(limitPercent: 30, cpuSeconds: 0.61, observedSeconds: 0.6) == "(Limit 30%) Observed 102% over 0.6 seconds")
+        #expect(ResourceReport.number(30.0 / 100 * 2) == "0.6")
+        #expect(ResourceReport.number(12.5) == "12.5")
+        #expect(ResourceReport.number(80) == "80")
+    }
+
     @Test func reportsOnAnEmptyOrMissingDirectory() async throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -216,7 +250,7 @@ import Testing
         let json = try await CLIHarness.run(["reports", "list", "--json", "--reports", dir + "/none"])
         #expect(json.stdout == "[]\n")
         let show = try await CLIHarness.run(["reports", "show", "ABCDEF", "--reports", dir])
-        #expect(show.status == 1)
+        #expect(show.status == 2)
         #expect(show.stderr.contains("no report ABCDEF"))
     }
 }

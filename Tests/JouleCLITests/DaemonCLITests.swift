@@ -183,6 +183,18 @@ struct DaemonCLITests {
         #expect(daemon.log.contains("\(daemon.config):2:22: lowPowerMode.actuators: unknown actuator \"magic\""), "\(daemon.log)")
     }
 
+    /// Issue 32: a config the user named must be there; only the default path may be absent.
+    @Test func aNamedConfigThatIsMissingOrADirectoryExits2() async throws {
+        let daemon = try await DaemonHarness()
+        let missing = await DaemonHarnessRun.run(daemon, ["daemon", "--root", daemon.knobs.path, "--config", "/nonexistent.yaml"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr == "joule daemon: /nonexistent.yaml: cannot read: No such file or directory (ENOENT)\n", "\(missing.stderr)")
+        let directory = await DaemonHarnessRun.run(daemon, ["daemon", "--root", daemon.knobs.path, "--config", daemon.directory.path])
+        #expect(directory.status == 2)
+        #expect(directory.stderr.hasPrefix("joule daemon: \(daemon.directory.path): cannot read: "), "\(directory.stderr)")
+        #expect(directory.stderr.contains("EISDIR"), "\(directory.stderr)")
+    }
+
     @Test func aSecondDaemonExits1NamingTheOwnersPid() async throws {
         let daemon = try await DaemonHarness()
         let first = try await daemon.start()

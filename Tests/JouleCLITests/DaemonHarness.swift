@@ -95,6 +95,8 @@ final class DaemonHarness: @unchecked Sendable {
     /// is a command that execs it (e.g. `prlimit --nofile=64`).
     func launch(_ arguments: [String], environment: [String: String]? = nil, under prefix: [String] = []) throws -> Process {
         launches += 1
+        // A --config the user names must exist: an empty one is the defaults.
+        if !FileManager.default.fileExists(atPath: config) { try writeConfig("") }
         let process = Process()
         let command = [CLIHarness.binary.path, "daemon", "--root", knobs.path, "--config", config] + arguments
         process.executableURL = URL(fileURLWithPath: prefix.first ?? command[0])

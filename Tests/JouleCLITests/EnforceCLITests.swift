@@ -335,12 +335,12 @@ import Glibc
         #expect(!sleeper.isStopped)
     }
 
-    @Test func aBadPolicyExitsOneNamingFileLineAndKey() async throws {
+    @Test func aBadPolicyExitsTwoNamingFileLineAndKey() async throws {
         let state = try StatusCLITests.cleanState()
         defer { try? FileManager.default.removeItem(at: state.dir) }
         let policy = try Self.writePolicy("classes:\n  a:\n    level: urgent\n    match: [{process: a}]\n", in: state.dir)
         let result = try await CLIHarness.run(["enforce", "--policy", policy], environment: state.env)
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains("\(policy):3:12: classes.a.level: unknown level \"urgent\""), "\(result.stderr)")
         let missing = try await CLIHarness.run(["enforce"], environment: state.env)
         #expect(missing.status == 2)

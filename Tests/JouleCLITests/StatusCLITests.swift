@@ -114,21 +114,21 @@ import Testing
 
     // MARK: bad roots
 
-    @Test func missingRootExitsOneNamingPathAndErrno() async throws {
+    @Test func missingRootExitsTwoNamingPathAndErrno() async throws {
         let missing = "/nonexistent/joule-fixture-\(UUID().uuidString)"
         let result = try await CLIHarness.run(["status", "--json", "--root", missing])
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains(missing))
         #expect(result.stderr.contains("ENOENT"))
         #expect(result.stdout.isEmpty)
     }
 
-    @Test func rootThatIsAFileExitsOne() async throws {
+    @Test func rootThatIsAFileExitsTwo() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("joule-root-\(UUID().uuidString)")
         try Data("not a tree".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try await CLIHarness.run(["status", "--root", file.path])
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains(file.path))
         #expect(result.stderr.contains("ENOTDIR"))
     }
@@ -145,9 +145,9 @@ import Testing
         #expect(result.stderr.contains("ENOTDIR"))
     }
 
-    @Test func emptyRootIsAMachineWithoutDevices() async throws {
+    @Test func aTreeWithAnEmptySysIsAMachineWithoutDevices() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("joule-empty-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sys"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let result = try await CLIHarness.run(["status", "--json", "--root", dir.path])
         #expect(result.status == 0)
@@ -157,6 +157,19 @@ import Testing
         let cpu = try #require(object["cpu"] as? [String: Any])
         #expect(cpu["cores"] is NSNull)
         #expect(cpu["usagePercent"] is NSNull)
+    }
+
+    /// Issue 32: a directory that is not a machine's tree (the folder above the fixtures, or an
+    /// empty one) is the user's mistake, not a machine without devices.
+    @Test func aRootWithoutSysOrProcExitsTwo() async throws {
+        let parent = CLIHarness.fixturesDirectory.path
+        for arguments in [["status", "--root", parent], ["status", "--json", "--root=\(parent)"], ["watch", "--root", parent],
+                          ["top", "--root", parent, "--count", "1"], ["devices", "power_supply", "--root", parent]] {
+            let result = try await CLIHarness.run(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == "joule: root \(parent) holds neither sys/ nor proc/: not a machine's tree (a fixture such as hw-fixtures/NAME holds them)\n", "\(arguments)")
+            #expect(result.stdout.isEmpty, "\(arguments)")
+        }
     }
 
     @Test func garbageProcStatGivesNullCPU() async throws {

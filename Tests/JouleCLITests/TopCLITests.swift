@@ -185,9 +185,9 @@ final class TopFixture {
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
     }
 
-    @Test func anUnreadableRootExitsOne() async throws {
+    @Test func aMissingRootExitsTwo() async throws {
         let result = try await CLIHarness.run(["top", "--root", "/nonexistent-joule-root", "--count", "1"])
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains("/nonexistent-joule-root"))
     }
 }

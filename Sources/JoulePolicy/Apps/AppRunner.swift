@@ -44,6 +44,15 @@ public struct AppRunner: Sendable {
     public var lifecycleSocket: String { appsDirectory + "/" + name + ".lifecycle" }
     public var controlSocket: String { appsDirectory + "/" + name + ".control" }
     public var journalPath: String { appsDirectory + "/" + name + AppPauseLedger.suffix }
+    /// The last reason given for suspending process trees, so it is said once per boot (the
+    /// runtime directory's life), not on every run: the machine's cgroups rarely change.
+    var containmentNote: String { appsDirectory + "/process-tree-reason" }
+
+    private func noteProcessTree(_ reason: String, say: (String) -> Void) {
+        guard (try? FileSystem.readText(containmentNote)) != reason else { return }
+        say("suspending with SIGSTOP/SIGCONT of the process tree: \(reason) (said once until the reason changes)")
+        try? AtomicFile.write(reason, to: containmentNote, mode: 0o600)
+    }
 
     /// Low Power Mode and the thermal state halve the grace and budget: from joule daemon's
     /// org.joule.Energy1 when it runs (followed until the app exits), else from the stored
@@ -103,7 +112,7 @@ public struct AppRunner: Sendable {
         case .cgroup(let cgroup):
             cgroupProcs = controller.freezer.directory(cgroup) + "/cgroup.procs"
         case .processTree(let reason):
-            say("suspending with SIGSTOP/SIGCONT of the process tree: \(reason)")
+            noteProcessTree(reason, say: say)
         case .systemdScope, .scope:
             break
         }
@@ -143,7 +152,7 @@ public struct AppRunner: Sendable {
             containment = await AppContainment.enterScope(
                 app: name, pid: child.pid, reason: reason, environment: environment, procfs: controller.procfs,
                 freezer: controller.freezer)
-            if case .processTree(let reason) = containment { say("suspending with SIGSTOP/SIGCONT of the process tree: \(reason)") }
+            if case .processTree(let reason) = containment { noteProcessTree(reason, say: say) }
         }
         // A cgroup joule made is removed at the end; systemd collects its scopes.
         var madeCgroup: String?

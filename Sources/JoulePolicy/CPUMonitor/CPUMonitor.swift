@@ -36,6 +36,10 @@ public actor CPUMonitor<Controller: ProcessController> {
         var latestThreads: [ProcessStat] = []
         /// Set once a cgroup limit or a duty cycle holds the process: reported once, not again.
         var held = false
+        /// When a report-only episode last found the process over its budget: one report per
+        /// episode, as iOS writes one per breach. The episode ends once a whole window passes
+        /// after that without the budget being spent again.
+        var episodeLastOver: Double?
     }
 
     private var verdicts: [ProcessIdentity: Verdict] = [:]
@@ -197,8 +201,17 @@ public actor CPUMonitor<Controller: ProcessController> {
             if sampleAllThreads || (usage?.cpuSeconds ?? 0) >= budget * Self.threadSamplingBudgetFraction {
                 sampleThreads(identity, now: now)
             }
+            if let since = watch.episodeLastOver, now - since >= configuration.window.inSeconds {
+                watches[identity]?.episodeLastOver = nil
+            }
             if let usage, usage.cpuSeconds > budget, !watch.held {
-                events.append(contentsOf: handleViolation(identity, usage: usage))
+                if watches[identity]?.episodeLastOver != nil {
+                    // Still the same breach: re-armed, not reported again.
+                    watches[identity]?.episodeLastOver = now
+                    restartWindow(identity)
+                } else {
+                    events.append(contentsOf: handleViolation(identity, usage: usage))
+                }
             }
         }
         return events
@@ -374,6 +387,8 @@ public actor CPUMonitor<Controller: ProcessController> {
     private func finishNonFatal(_ identity: ProcessIdentity, _ usage: WindowUsage, actionTaken: String) -> [CPUMonitorEvent] {
         let report = makeReport(identity, usage, fatal: false, actionTaken: actionTaken, terminationReason: nil)
         restartWindow(identity)
+        // A held process is reported once anyway; one that runs on as it was opens an episode.
+        if watches[identity]?.held == false { watches[identity]?.episodeLastOver = clock.now() }
         return write(report)
     }
 
@@ -402,7 +417,7 @@ public actor CPUMonitor<Controller: ProcessController> {
     }
 
     private func usageLine(_ usage: WindowUsage) -> String {
-        "\(ResourceReport.wholeSeconds(usage.cpuSeconds)) seconds cpu time over \(ResourceReport.wholeSeconds(usage.observedSeconds)) seconds"
+        "\(ResourceReport.spanSeconds(usage.cpuSeconds)) seconds cpu time over \(ResourceReport.spanSeconds(usage.observedSeconds)) seconds"
     }
 
     private func makeReport(

@@ -19,4 +19,26 @@ public struct ProcessSelectors: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { pids.isEmpty && patterns.isEmpty && cgroups.isEmpty && uids.isEmpty }
+
+    /// What the user named that is not there, checked before the monitor starts (a pid that
+    /// does not exist or a cgroup nobody is in would otherwise be watched silently forever):
+    /// one line per selector. A cgroup counts as there when its directory exists under
+    /// `cgroupRoot`/sys/fs/cgroup or a process is in it or below it now (a cgroup v1 or hybrid
+    /// machine has no v2 directory to look at, but /proc/PID/cgroup still names it).
+    public func missing(procfs: ProcFS, cgroupRoot: String = "/") -> [String] {
+        var problems: [String] = []
+        for pid in pids.sorted() where (try? procfs.stat(pid)) == nil {
+            problems.append("--pid \(pid): no such process")
+        }
+        let wanted = cgroups.filter { FileSystem.kind(of: FileRoot(cgroupRoot).path("/sys/fs/cgroup") + $0) != .directory }
+        guard !wanted.isEmpty else { return problems }
+        var inUse = Set<String>()
+        for pid in (try? procfs.pids()) ?? [] {
+            if let cgroup = procfs.cgroup(pid) { inUse.insert(cgroup) }
+        }
+        for cgroup in wanted where !inUse.contains(where: { $0 == cgroup || $0.hasPrefix(cgroup == "/" ? "/" : cgroup + "/") }) {
+            problems.append("--cgroup \(cgroup): no such cgroup (no directory under /sys/fs/cgroup, and no process in it)")
+        }
+        return problems
+    }
 }

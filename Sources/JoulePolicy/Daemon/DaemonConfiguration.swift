@@ -68,9 +68,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
         return environment["HOME"].map { $0 + "/.config/joule/joule.yaml" }
     }
 
-    /// Reads `path`; a file that does not exist gives the defaults, any other problem throws.
-    public static func load(path: String) throws(ConfigurationError) -> DaemonConfiguration {
-        guard FileSystem.kind(of: path) != nil else { return DaemonConfiguration() }
+    /// Reads `path`; a file that does not exist gives the defaults unless the user named it
+    /// (`required`), any other problem throws.
+    public static func load(path: String, required: Bool = false) throws(ConfigurationError) -> DaemonConfiguration {
+        guard required || FileSystem.kind(of: path) != nil else { return DaemonConfiguration() }
         var configuration = try parse(yaml: try YAMLReader.read(path: path), file: path)
         configuration.file = path
         return configuration

@@ -14,8 +14,11 @@ public actor JouleDaemon {
 
     public struct Options: Sendable {
         public var bus: BusKind
-        /// The config file; a missing file means defaults.
+        /// The config file; a missing file means defaults, unless `configRequired`.
         public var configPath: String
+        /// The user named the file (`--config`): missing is then an error, at start and on
+        /// SIGHUP, never a silent fall back to defaults.
+        public var configRequired = false
         /// Devices: libudev live, or a fixture tree.
         public var source: any DeviceSource
         public var procRoot: String
@@ -110,7 +113,7 @@ public actor JouleDaemon {
         energy = options.energySnapshots
             ?? DaemonEnergy(source: options.source, root: options.knobRoot, procRoot: options.procRoot, log: log)
         do {
-            configuration = try DaemonConfiguration.load(path: options.configPath)
+            configuration = try DaemonConfiguration.load(path: options.configPath, required: options.configRequired)
         } catch {
             throw .configuration(error)
         }
@@ -463,7 +466,7 @@ public actor JouleDaemon {
     private func reload() async {
         notifier.reloading()
         do {
-            let fresh = try DaemonConfiguration.load(path: options.configPath)
+            let fresh = try DaemonConfiguration.load(path: options.configPath, required: options.configRequired)
             configuration = fresh
             await engine?.setPowerConfiguration(fresh.power)
             await actuation?.reconfigure(actuators: fresh.actuators, knobs: fresh.knobs)

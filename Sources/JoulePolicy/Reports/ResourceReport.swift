@@ -88,12 +88,12 @@ public struct ResourceReport: Sendable, Equatable {
     /// before (or without) building the whole report: `(Limit 80%) Observed 97% over 50 seconds`.
     public static func exceptionMessage(limitPercent: Double, cpuSeconds: Double, observedSeconds: Double) -> String {
         let percent = observedPercent(cpuSeconds: cpuSeconds, observedSeconds: observedSeconds)
-        return "(Limit \(number(limitPercent))%) Observed \(percent)% over \(wholeSeconds(observedSeconds)) seconds"
+        return "(Limit \(number(limitPercent))%) Observed \(percent)% over \(spanSeconds(observedSeconds)) seconds"
     }
 
     /// `48 seconds cpu time over 50 seconds (97% cpu average), exceeding limit of 80% cpu over 60 seconds`
     public var cpuSummary: String {
-        "\(Self.wholeSeconds(cpuSeconds)) seconds cpu time over \(Self.wholeSeconds(observedSeconds)) seconds "
+        "\(Self.spanSeconds(cpuSeconds)) seconds cpu time over \(Self.spanSeconds(observedSeconds)) seconds "
             + "(\(observedPercent)% cpu average), exceeding limit of \(Self.number(limitPercent))% cpu over "
             + "\(Self.number(windowSeconds)) seconds"
     }
@@ -110,10 +110,21 @@ public struct ResourceReport: Sendable, Equatable {
         return Int((value + 1e-6).rounded(.down))
     }
 
-    /// 80 → `80`, 12.5 → `12.5`.
-    static func number(_ value: Double) -> String {
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return String(value)
+    /// A span in seconds as the summaries word it: whole seconds from 10 s on, as XNU's ledger
+    /// counts them; below that to a tenth, so a 2-second window is never "over 0 seconds".
+    static func spanSeconds(_ value: Double) -> String {
+        guard value.isFinite, value >= 0 else { return "0" }
+        if value >= 10 { return String(wholeSeconds(value)) }
+        return number((value * 10 + 1e-6).rounded(.down) / 10)
+    }
+
+    /// 80 → `80`, 12.5 → `12.5`, 0.30000000000000004 → `0.3`: at most three decimals, so
+    /// binary fractions never show.
+    public static func number(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e15 else { return String(value) }
+        let rounded = (value * 1000).rounded() / 1000
+        if rounded == rounded.rounded() { return String(Int64(rounded)) }
+        return String(rounded)
     }
 
     private static func utcFormatter(_ format: String) -> DateFormatter {
