@@ -25,6 +25,7 @@ struct BeaconsMonitor: AsyncParsableCommand {
 
     func validate() throws {
         guard exitTimeout > 0, exitTimeout.isFinite else { throw ValidationError("--exit-timeout must be a positive number of seconds") }
+        if let exec, exec.allSatisfy(\.isWhitespace) { throw ValidationError("--exec needs a command") }
     }
 
     func run() async throws {

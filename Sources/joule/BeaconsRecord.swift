@@ -26,7 +26,7 @@ struct BeaconsRecord: AsyncParsableCommand {
     func run() async throws {
         let writer: BTSnoopWriter
         do throws(HardwareError) { writer = try BTSnoopWriter(path: out) } catch {
-            throw JouleExit.input("beacons record: \(error)")
+            throw JouleExit.input("\(error)", command: "beacons record")
         }
         let recorder = BeaconRecorder(writer: writer, duration: duration.map { .seconds(clamping: $0) })
         if let replay = source.replay {

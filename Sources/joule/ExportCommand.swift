@@ -14,7 +14,8 @@ struct ExportCommand: AsyncParsableCommand {
             With --textfile DIR they are written to DIR/joule.prom atomically (a temporary file in \
             DIR, synced and renamed), for node_exporter --collector.textfile.directory=DIR; run it \
             from a timer. Without --textfile they are printed. Exit status: 0 when written, 1 when \
-            no daemon runs or the file cannot be written, 2 for bad arguments.
+            no daemon runs or the file cannot be written, 2 for bad arguments or a DIR that is not \
+            a directory.
             """)
 
     @Option(name: .long, help: ArgumentHelp("Write DIR/joule.prom instead of printing.", valueName: "dir"))
@@ -25,17 +26,16 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let textfile { try UserPath.directory(textfile, option: "--textfile", command: "export") }
         guard let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) else {
-            Console.error("joule: no joule daemon on the session or system bus (org.joule.Energy1): nothing to export")
-            throw ExitCode(1)
+            throw JouleExit.system("no joule daemon on the session or system bus (org.joule.Energy1): nothing to export", command: "export")
         }
         let text: String
         do {
             text = try await daemon.metrics()
         } catch {
             await daemon.close()
-            Console.error("joule: joule daemon: \(error)")
-            throw ExitCode(1)
+            throw JouleExit.system("joule daemon: \(error)", command: "export")
         }
         await daemon.close()
         guard let textfile else {
@@ -45,8 +45,7 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             try MetricsTextfile.write(text, directory: textfile)
         } catch {
-            Console.error("joule: \(error)")
-            throw ExitCode(1)
+            throw JouleExit.system("\(error)", command: "export")
         }
     }
 }

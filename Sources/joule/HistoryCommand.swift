@@ -50,6 +50,9 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let stateDir { try UserPath.directory(stateDir, option: "--state-dir", command: "history") }
+        if let svg { try UserPath.outputFile(svg, option: "--svg", command: "history") }
+        if let html { try UserPath.outputFile(html, option: "--html", command: "history") }
         let now = WallClock.seconds()
         let end = until?.value?.resolve(relativeTo: now) ?? now
         let start = since.value?.resolve(relativeTo: end) ?? end - 86_400

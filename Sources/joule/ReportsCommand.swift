@@ -16,6 +16,10 @@ struct ReportsCommand: ParsableCommand {
 
         /// The store named by --reports, else the state directory's; exits 1 without either.
         func store() throws -> ReportStore {
+            // A named directory that is missing is an empty store; a file in its place is a mistake.
+            if let reports, FileSystem.kind(of: reports) != nil {
+                try UserPath.directory(reports, option: "--reports", command: "reports")
+            }
             guard let directory = reports ?? ReportStore.defaultDirectory() else {
                 throw JouleExit.system(StateDirectory.missingMessage, command: "reports")
             }

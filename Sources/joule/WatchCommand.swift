@@ -72,6 +72,7 @@ struct WatchCommand: AsyncParsableCommand {
         }
         try warningLevels?.check { _ in "--warning-levels must be three percentages, low ≥ critical ≥ action, like 20,5,2" }
         if let root, root.isEmpty { throw ValidationError("--root needs a directory") }
+        if let exec, exec.allSatisfy(\.isWhitespace) { throw ValidationError("--exec needs a command") }
         if let interval, !(interval >= 0.05 && interval <= 86_400) {
             throw ValidationError("--interval must be between 0.05 and 86400 seconds, not \(interval)")
         }

@@ -1,0 +1,28 @@
+import JouleHardware
+
+/// Paths the user named on the command line, checked before anything runs: a wrong one is the
+/// user's input (exit 2, JouleExit), named with the option and the errno, so no command starts,
+/// works for a while and only then finds it cannot write its result.
+enum UserPath {
+    /// An existing directory (`--textfile DIR`, `--state-dir DIR`).
+    static func directory(_ path: String, option: String, command: String) throws {
+        switch FileSystem.kind(of: path) {
+        case .directory?: return
+        case nil: throw JouleExit.input("\(option) \(path): \(Errno.noEntry)", command: command)
+        default: throw JouleExit.input("\(option) \(path): \(Errno.notDirectory)", command: command)
+        }
+    }
+
+    /// A file to write (`--svg FILE`): its directory exists, and it is not a directory itself.
+    static func outputFile(_ path: String, option: String, command: String) throws {
+        if FileSystem.kind(of: path) == .directory {
+            throw JouleExit.input("\(option) \(path): \(Errno.isDirectory)", command: command)
+        }
+        let parent = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        switch FileSystem.kind(of: parent.isEmpty ? "/" : parent) {
+        case .directory?: return
+        case nil: throw JouleExit.input("\(option) \(path): \(Errno.noEntry)", command: command)
+        default: throw JouleExit.input("\(option) \(path): \(Errno.notDirectory)", command: command)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import JouleTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 32's matrix over every command of the README's table: each bad option value, missing
+/// path, file where a directory belongs (and the reverse), unreadable file, unknown pid,
+/// cgroup or name, in both `--opt value` and `--opt=value` forms. Every row asserts the exit
+/// code of the one rule (2: the user's input), the exact first line of stderr, and that
+/// nothing ran or changed: no output, no file in the state or runtime directory, and no
+/// program started (`joule run` would touch `{T}/RAN`).
+struct CommandRow: Sendable, CustomTestStringConvertible {
+    var arguments: [String]
+    var status: Int32
+    /// The exact first line of stderr, with `{T}` for the row's sandbox directory.
+    var firstLine: String
+    /// Run as nobody (through setpriv), for mode-000 rows: root reads any file.
+    var asNobody = false
+
+    var testDescription: String { arguments.joined(separator: " ") }
+
+    init(_ arguments: [String], _ firstLine: String, status: Int32 = 2, asNobody: Bool = false) {
+        self.arguments = arguments
+        self.status = status
+        self.firstLine = firstLine
+        self.asNobody = asNobody
+    }
+}
+
+@Suite struct CommandMatrixTests {
+    static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
+    static let fixtures = CLIHarness.fixturesDirectory.path
+    static let missing = "/nonexistent/joule-matrix"
+
+    /// The sandbox: `dir/`, `file`, `locked` (mode 000), `locked-dir/` (mode 000), `bad.btsnoop`
+    /// (8 bytes), `bad.yaml` (not YAML), `state/` and `rt/` (JOULE_STATE_DIR, JOULE_RUNTIME_DIR).
+    static func sandbox() throws -> URL {
+        let t = FileManager.default.temporaryDirectory.appendingPathComponent("joule-cmdmatrix-\(UUID().uuidString)")
+        let manager = FileManager.default
+        for directory in ["dir", "state", "rt", "locked-dir"] {
+            try manager.createDirectory(at: t.appendingPathComponent(directory), withIntermediateDirectories: true)
+        }
+        try Data("x\n".utf8).write(to: t.appendingPathComponent("file"))
+        try Data("secret\n".utf8).write(to: t.appendingPathComponent("locked"))
+        try Data("btsnoo\0\0".utf8).write(to: t.appendingPathComponent("bad.btsnoop"))
+        try Data("classes: [unclosed\n".utf8).write(to: t.appendingPathComponent("bad.yaml"))
+        chmod(t.appendingPathComponent("locked").path, 0)
+        chmod(t.appendingPathComponent("locked-dir").path, 0)
+        // nobody reaches the sandbox and may write its state and runtime directories; the rest
+        // stays root's alone, so root trusts the files in it (FileTrust).
+        chmod(t.path, 0o755)
+        chmod(t.path + "/dir", 0o755)
+        for path in ["/state", "/rt"] { chmod(t.path + path, 0o777) }
+        return t
+    }
+
+    /// Every file under `root` with its size and mode, to prove a refused run changed nothing.
+    static func listing(_ root: URL) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        var entries: [String] = []
+        for case let path as String in walker {
+            let attributes = try? FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(path).path)
+            entries.append("\(path) \(attributes?[.size] ?? 0) \(attributes?[.posixPermissions] ?? 0)")
+        }
+        return entries.sorted()
+    }
+
+    static let rows: [CommandRow] = [
+        // status
+        CommandRow(["status", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["status", "--root=\(missing)"], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["status", "--root", "{T}/file"], "joule: cannot read root {T}/file: Not a directory (ENOTDIR)"),
+        CommandRow(["status", "--json", "--root", fixtures],
+                   "joule: root \(fixtures) holds neither sys/ nor proc/: not a machine's tree (a fixture such as hw-fixtures/NAME holds them)"),
+        CommandRow(["status", "--root", "{T}/locked-dir"], "joule: cannot read root {T}/locked-dir: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["status", "--bogus"], "Error: Unknown option '--bogus'"),
+        CommandRow(["status", "--root"], "Error: Missing value for '--root <dir>'"),
+        // watch
+        CommandRow(["watch", "--interval", "-1"], "Error: --interval must be between 0.05 and 86400 seconds, not -1.0"),
+        CommandRow(["watch", "--interval=-1"], "Error: --interval must be between 0.05 and 86400 seconds, not -1.0"),
+        CommandRow(["watch", "--interval", "nan"], "Error: --interval must be between 0.05 and 86400 seconds, not nan"),
+        CommandRow(["watch", "--interval=inf"], "Error: --interval must be between 0.05 and 86400 seconds, not inf"),
+        CommandRow(["watch", "--interval", "abc"], "Error: The value 'abc' is invalid for '--interval <s>'"),
+        CommandRow(["watch", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["watch", "--root={T}/file"], "joule: cannot read root {T}/file: Not a directory (ENOTDIR)"),
+        CommandRow(["watch", "--low-power-at", "-5"], "Error: --low-power-at and --low-power-off-at must be percentages with off-at above at"),
+        CommandRow(["watch", "--low-power-at=150"], "Error: --low-power-at and --low-power-off-at must be percentages with off-at above at"),
+        CommandRow(["watch", "--warning-levels", "garbage"], "Error: --warning-levels must be three percentages, low ≥ critical ≥ action, like 20,5,2"),
+        CommandRow(["watch", "--exec", ""], "Error: --exec needs a command"),
+        // top
+        CommandRow(["top", "--interval", "-1"], "Error: --interval must be between 0.05 and 86400 seconds, not -1.0"),
+        CommandRow(["top", "--interval=inf"], "Error: --interval must be between 0.05 and 86400 seconds, not inf"),
+        CommandRow(["top", "--count", "-3"], "Error: --count must be at least 1, not -3"),
+        CommandRow(["top", "--count=abc"], "Error: The value 'abc' is invalid for '--count <n>'"),
+        CommandRow(["top", "--sort", "speed"], "Error: The value 'speed' is invalid for '--sort <key>'. Please provide one of 'energy', 'cpu' or 'wakeups'."),
+        CommandRow(["top", "--by", "pid"], "Error: The value 'pid' is invalid for '--by <unit>'. Please provide one of 'unit'."),
+        CommandRow(["top", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        // lowpower
+        CommandRow(["lowpower", "maybe"], "Error: mode must be on, off or auto, not 'maybe'"),
+        CommandRow(["lowpower", "on", "off"], "Error: Unexpected argument 'off'"),
+        // beacons
+        CommandRow(["beacons", "scan", "--replay", missing], "joule beacons: open \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["beacons", "scan", "--replay={T}/dir"], "joule beacons: pread {T}/dir: Is a directory (EISDIR)"),
+        CommandRow(["beacons", "scan", "--replay", "{T}/bad.btsnoop"],
+                   "joule beacons: {T}/bad.btsnoop: not a btsnoop capture: file is 8 bytes, shorter than the 16-byte header"),
+        CommandRow(["beacons", "scan", "--replay", "{T}/locked"], "joule beacons: open {T}/locked: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["beacons", "scan", "--transport", "magic"],
+                   "Error: The value 'magic' is invalid for '--transport <transport>'. Please provide one of 'auto', 'hci' or 'bluez'."),
+        CommandRow(["beacons", "scan", "--duty=abc"],
+                   "Error: bad duty cycle \"abc\": not two numbers separated by '/' (expected WINDOW_MS/INTERVAL_MS, e.g. 30/300)"),
+        CommandRow(["beacons", "range", "--interval", "-1", "--region", uuid], "Error: --interval must be a positive number of seconds"),
+        CommandRow(["beacons", "range", "--once", "--timeout=nan", "--region", uuid], "Error: --timeout must be a positive number of seconds"),
+        CommandRow(["beacons", "range", "--rssi-trim", "2", "--region", uuid], "Error: --rssi-trim must be at least 0 and below 0.5"),
+        CommandRow(["beacons", "monitor", "--exit-timeout", "-1", "--region", uuid], "Error: --exit-timeout must be a positive number of seconds"),
+        CommandRow(["beacons", "monitor", "--exec", " ", "--region", uuid], "Error: --exec needs a command"),
+        CommandRow(["beacons", "monitor"], "Error: at least one --region NAME=UUID[:MAJOR[:MINOR]] is required"),
+        CommandRow(["beacons", "record", "--out", "\(missing)/x.btsnoop", "--duration", "1"],
+                   "joule beacons record: open \(missing)/x.btsnoop: No such file or directory (ENOENT)"),
+        CommandRow(["beacons", "record", "--out={T}/dir", "--duration", "1"], "joule beacons record: open {T}/dir: Is a directory (EISDIR)"),
+        CommandRow(["beacons", "record", "--out", "{T}/dir/x.btsnoop", "--duration", "-1"], "Error: --duration must be a positive number of seconds"),
+        // cpu-monitor
+        CommandRow(["cpu-monitor", "--limit", "-5", "--uid", "0"], "Error: --limit must be a positive percentage of one core, got -5.0"),
+        CommandRow(["cpu-monitor", "--limit=inf", "--uid", "0"], "Error: --limit must be a positive percentage of one core, got inf"),
+        CommandRow(["cpu-monitor", "--window", "0", "--uid", "0"], "Error: --window must be a positive number of seconds, got 0.0"),
+        CommandRow(["cpu-monitor", "--interval", "-1", "--uid", "0"], "Error: --interval must be a positive number of seconds, got -1.0"),
+        CommandRow(["cpu-monitor", "--duration=nan", "--uid", "0"], "Error: --duration must be a positive number of seconds, got nan"),
+        CommandRow(["cpu-monitor", "--action", "explode", "--uid", "0"],
+                   "Error: The value 'explode' is invalid for '--action <action>'. Please provide one of 'kill', 'throttle' or 'report'."),
+        CommandRow(["cpu-monitor", "--reports", "{T}/file", "--uid", "0"],
+                   "joule cpu-monitor: --reports {T}/file: cannot make the report directory: Not a directory (ENOTDIR)"),
+        CommandRow(["cpu-monitor", "--reports={T}/locked-dir/r", "--uid", "0"],
+                   "joule cpu-monitor: --reports {T}/locked-dir/r: cannot make the report directory: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["cpu-monitor", "--pid", "999999999"], "joule cpu-monitor: --pid 999999999: no such process"),
+        CommandRow(["cpu-monitor", "--pid=abc"], "Error: The value 'abc' is invalid for '--pid <pid>'"),
+        CommandRow(["cpu-monitor", "--cgroup", "/joule-matrix-no-such-cgroup"],
+                   "joule cpu-monitor: --cgroup /joule-matrix-no-such-cgroup: no such cgroup (no directory under /sys/fs/cgroup, and no process in it)"),
+        CommandRow(["cpu-monitor", "--uid", "abc"], "Error: The value 'abc' is invalid for '--uid <uid>'"),
+        CommandRow(["cpu-monitor", "--match", "("], "Error: --match (: not a valid regular expression: expected ')'"),
+        // reports
+        CommandRow(["reports", "list", "--reports", "{T}/file"], "joule reports: --reports {T}/file: Not a directory (ENOTDIR)"),
+        CommandRow(["reports", "show", "NOSUCH", "--reports={T}/dir"], "joule reports: no report NOSUCH in {T}/dir"),
+        // enforce
+        CommandRow(["enforce", "--policy", missing], "joule: \(missing): cannot read: No such file or directory (ENOENT)"),
+        CommandRow(["enforce", "--policy={T}/dir"], "joule: {T}/dir: cannot read: Is a directory (EISDIR)"),
+        CommandRow(["enforce", "--policy", "{T}/bad.yaml"],
+                   "joule: {T}/bad.yaml:2:1: not valid YAML: did not find expected ',' or ']' (while parsing a flow sequence)"),
+        CommandRow(["enforce", "--policy", "{T}/locked", "--dry-run"], "joule: {T}/locked: cannot read: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["enforce", "--interval", "-1", "--policy", "{T}/file"], "Error: --interval must be between 0.05 and 86400 seconds, not -1.0"),
+        CommandRow(["enforce"], "Error: --policy FILE is required (or --resume-all)"),
+        // devices
+        CommandRow(["devices", "a/b"], "Error: not a subsystem name: 'a/b'"),
+        CommandRow(["devices", "power_supply", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["devices", "power_supply", "--root=\(fixtures)"],
+                   "joule: root \(fixtures) holds neither sys/ nor proc/: not a machine's tree (a fixture such as hw-fixtures/NAME holds them)"),
+        // daemon
+        CommandRow(["daemon", "--session", "--config", "\(missing).yaml"], "joule daemon: \(missing).yaml: cannot read: No such file or directory (ENOENT)"),
+        CommandRow(["daemon", "--session", "--config={T}/dir"], "joule daemon: {T}/dir: cannot read: Is a directory (EISDIR)"),
+        CommandRow(["daemon", "--session", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["daemon", "--system", "--session"], "Error: Value to be set with flag '--session' had already been set with flag '--system'"),
+        // run: the program must never start
+        CommandRow(["run", "--grace", "-1", "--", "touch", "{T}/RAN"], "Error: --grace must be 0 to 86400 seconds, not -1.0"),
+        CommandRow(["run", "--background-budget=nan", "--", "touch", "{T}/RAN"], "Error: --background-budget must be 0 to 86400 seconds, not nan"),
+        CommandRow(["run", "--cpu-limit", "-1", "--", "touch", "{T}/RAN"], "Error: --cpu-limit must be above 0 %, not -1.0"),
+        CommandRow(["run", "--name", "bad/name", "--", "touch", "{T}/RAN"],
+                   "Error: \"bad/name\" is not an app name: use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'"),
+        CommandRow(["run"], "Error: give the command after --, e.g. joule run -- ./app"),
+        // app
+        CommandRow(["app", "background", "nosuch"], "joule: app background: no supervised app is named \"nosuch\" (none is running)"),
+        CommandRow(["app", "frob"], "Error: Unexpected argument 'frob'"),
+        // export
+        CommandRow(["export", "--textfile", missing], "joule export: --textfile \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["export", "--textfile={T}/file"], "joule export: --textfile {T}/file: Not a directory (ENOTDIR)"),
+        // history
+        CommandRow(["history", "--since", "garbage"],
+                   "Error: \"garbage\" is not a time: give a span back from now (24h, 90m, 7d, 2w, 45s), Unix seconds, or a date and time (2026-03-10T08:30, local unless it ends in Z or +HH:MM)"),
+        CommandRow(["history", "--since", "2026-03-10T09:00Z", "--until=2026-03-10T08:00Z"],
+                   "joule history: --since (2026-03-10T09:00Z) is not before --until (2026-03-10T08:00Z)"),
+        CommandRow(["history", "--svg", "\(missing)/x.svg", "--state-dir", "{T}/dir"], "joule history: --svg \(missing)/x.svg: No such file or directory (ENOENT)"),
+        CommandRow(["history", "--html={T}/dir", "--state-dir", "{T}/dir"], "joule history: --html {T}/dir: Is a directory (EISDIR)"),
+        CommandRow(["history", "--state-dir", missing], "joule history: --state-dir \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["history", "--state-dir={T}/file"], "joule history: --state-dir {T}/file: Not a directory (ENOTDIR)"),
+    ]
+
+    static var canBecomeNobody: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") }
+
+    @Test(arguments: rows)
+    func row(_ row: CommandRow) async throws {
+        if row.asNobody && !Self.canBecomeNobody { return }
+        let t = try Self.sandbox()
+        defer {
+            chmod(t.appendingPathComponent("locked-dir").path, 0o755)
+            try? FileManager.default.removeItem(at: t)
+        }
+        let arguments = row.arguments.map { $0.replacingOccurrences(of: "{T}", with: t.path) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["JOULE_STATE_DIR"] = t.path + "/state"
+        environment["JOULE_RUNTIME_DIR"] = t.path + "/rt"
+        environment["XDG_CONFIG_HOME"] = t.path + "/dir"
+        // No daemon answers: each command decides alone.
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(t.path)/no-bus"
+        environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(t.path)/no-bus"
+        let before = Self.listing(t)
+        let result: Program.Result
+        if row.asNobody {
+            result = try await Program.run(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLIHarness.binary.path] + arguments,
+                environment: environment, timeout: 30)
+        } else {
+            result = try await Program.run(CLIHarness.binary, arguments, environment: environment, timeout: 30)
+        }
+        #expect(!result.timedOut, "hung")
+        #expect(!result.signalled, "crashed with signal \(result.status)")
+        #expect(result.status == row.status, "stderr: \(result.stderr)")
+        let first = result.stderr.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        #expect(first == row.firstLine.replacingOccurrences(of: "{T}", with: t.path))
+        #expect(result.stdout.isEmpty, "stdout: \(result.stdout)")
+        #expect(Self.listing(t) == before, "the run changed the sandbox")
+        #expect(!FileManager.default.fileExists(atPath: t.path + "/RAN"))
+    }
+}
