@@ -145,8 +145,8 @@ extension HistoryChartTests {
         #expect(labels.contains { $0.text.contains("at-the-left-edge") })
     }
 
-    /// Each hard timeline rendered by rsvg-convert: a PNG of the layout's size with something
-    /// drawn in it. JOULE_HISTORY_PNG_DIR keeps them for a look.
+    /// Each hard timeline rendered by rsvg-convert (and the full day at 640 px): a PNG of the
+    /// layout's size with something drawn in it. JOULE_HISTORY_PNG_DIR keeps them for a look.
     @Test func theHardTimelinesRenderToPNG() async throws {
         guard let rsvg = ["/usr/bin/rsvg-convert", "/usr/local/bin/rsvg-convert"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             Issue.record("SKIPPED: rsvg-convert is not installed (apt-get install librsvg2-bin, or make deps)")
@@ -157,8 +157,9 @@ extension HistoryChartTests {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("joule-png-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { if kept == nil { try? FileManager.default.removeItem(at: directory) } }
-        for (name, timeline) in Self.hardTimelines() {
-            let chart = HistoryChart(timeline: timeline, options: HistoryChart.Options(timeZone: Self.utc))
+        for (name, timeline) in Self.hardTimelines() + [("narrow", Self.hardTimelines()[1].timeline)] {
+            let pixels = name == "narrow" ? 640.0 : 1_200
+            let chart = HistoryChart(timeline: timeline, options: HistoryChart.Options(width: pixels, timeZone: Self.utc))
             let file = name.replacingOccurrences(of: " ", with: "-")
             let svg = directory.appendingPathComponent("\(file).svg"), png = directory.appendingPathComponent("\(file).png")
             try chart.svg().write(to: svg, atomically: true, encoding: .utf8)
@@ -168,7 +169,7 @@ extension HistoryChartTests {
             #expect(bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name)")
             guard bytes.count > 24 else { continue }
             let width = bytes[16..<20].reduce(0) { $0 << 8 | Int($1) }, height = bytes[20..<24].reduce(0) { $0 << 8 | Int($1) }
-            #expect(width == 1200 && abs(height - Int(chart.layout.height.rounded())) <= 1, "\(name): \(width)×\(height)")
+            #expect(width == Int(pixels) && abs(height - Int(chart.layout.height.rounded())) <= 1, "\(name): \(width)×\(height)")
             // A blank or near-blank picture compresses to a few kilobytes.
             #expect(bytes.count > 20_000, "\(name): \(bytes.count) bytes")
         }

@@ -291,7 +291,7 @@ struct HistoryChartLayout: Sendable, Hashable {
         for entry in entries {
             let mx = x(entry.timestamp), color = HistoryPalette.entry(entry)
             markers.append(Marker(x: mx, kind: entry.kind, color: color))
-            let text = Self.clip(entry.label, size: 11, to: 280), textWidth = Self.textWidth(text, size: 11)
+            let text = Self.clip(entry.label, size: 11, to: 320), textWidth = Self.textWidth(text, size: 11)
             let rightOf = mx + 9 + textWidth <= width - Self.margin
             let start = rightOf ? mx + 9 : mx - 9 - textWidth
             guard start >= Self.margin, let row = rowEnds.firstIndex(where: { $0 + 8 <= start }) else { continue }
