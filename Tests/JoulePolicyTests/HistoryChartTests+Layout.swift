@@ -85,6 +85,13 @@ extension HistoryChartTests {
         }
     }
 
+    /// Options.width is public: a NaN, infinite, tiny or huge width draws something, never traps.
+    @Test(arguments: [Double.nan, .infinity, -5, 10, 1e7])
+    func anAbsurdWidthDrawsWithoutTrapping(width: Double) {
+        let chart = HistoryChart(timeline: Self.timeline(), options: HistoryChart.Options(width: width, timeZone: Self.utc))
+        #expect(XMLCheck.parse(chart.svg()).ok)
+    }
+
     /// The check itself finds what it is for.
     @Test func theCheckFindsOverlapsAndOverflows() {
         var layout = Self.chart().layout

@@ -41,7 +41,7 @@ public struct HistoryChart: Sendable {
         }
         drawnSamples = samples
         intervals = HistoryInterval.intervals(samples, since: timeline.since, until: timeline.until)
-        let axis = TimeAxis(since: timeline.since, until: timeline.until, timeZone: options.timeZone, maxTicks: Int(plotWidth / 84))
+        let axis = TimeAxis(since: timeline.since, until: timeline.until, timeZone: options.timeZone, maxTicks: Int(exactly: (plotWidth / 84).rounded(.down)) ?? 12)
         layout = HistoryChartLayout(
             timeline: timeline, width: options.width, title: options.title, axis: axis, samples: samples, intervals: intervals,
             gaps: HistoryInterval.gaps(intervals, since: timeline.since, until: timeline.until))
