@@ -245,7 +245,7 @@ struct HistoryChartLayout: Sendable, Hashable {
     private mutating func flow(_ items: [(Key, String)], note: String?, from start: Double, first: Double, lineHeight: Double, size: Double) -> Double {
         var lx = start, baseline = first
         let limit = plotRight
-        func place(_ keyWidth: Double, _ text: String, italic: Bool) -> (x: Double, text: String) {
+        func place(_ keyWidth: Double, _ text: String) -> (x: Double, text: String) {
             let gap = keyWidth > 0 ? 5.0 : 0
             let room = limit - start - keyWidth - gap
             let shown = Self.clip(text, size: size, to: room)
@@ -259,12 +259,12 @@ struct HistoryChartLayout: Sendable, Hashable {
         }
         for (key, text) in items {
             let keyWidth: Double = if case .line = key { 18 } else { 12 }
-            let (x, shown) = place(keyWidth, text, italic: false)
+            let (x, shown) = place(keyWidth, text)
             keys.append(LegendKey(key: key, box: Box(x: x, y: baseline - 10, width: keyWidth, height: 12)))
             labels.append(Label(role: .legend, text: shown, x: x + keyWidth + 5, baseline: baseline, size: size))
         }
         if let note {
-            let (x, shown) = place(0, note, italic: true)
+            let (x, shown) = place(0, note)
             labels.append(Label(role: .note, text: shown, x: x, baseline: baseline, size: size, italic: true, color: HistoryPalette.muted))
         }
         return baseline
