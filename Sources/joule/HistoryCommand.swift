@@ -18,7 +18,8 @@ struct HistoryCommand: AsyncParsableCommand {
             history comes from the daemon over D-Bus (GetHistory) when it runs, else from \
             transfers.db in your state directory, opened read only. Spans (24h, 90m, 7d, 2w) count \
             back from --until, which defaults to now; times may also be Unix seconds or \
-            2026-03-10T08:30 (local time unless it ends in Z or +HH:MM). Labels are in local time \
+            2026-03-10T08:30 (local time unless it ends in Z or +HH:MM); a history younger than \
+            --since starts at its first row. Labels are in local time \
             (TZ). Exit status: 0, 1 when there is no history to read, 2 for bad arguments.
             """)
 

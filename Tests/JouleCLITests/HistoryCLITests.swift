@@ -135,6 +135,21 @@ import FoundationXML
         await client.close()
     }
 
+    /// Issue 32: a new daemon asked for 30 days (five week-long calls, four before its first row)
+    /// answers from its first row, not with 30 days of "no data".
+    @Test func aNewDaemonsHistoryStartsAtItsFirstRow() async throws {
+        try DaemonClientCLITests.requireDaemon()
+        let daemon = try await DaemonHarness()
+        try await daemon.start()
+        defer { daemon.end() }
+        let result = try await Self.run(["--json", "--since", "30d"], environment: daemon.environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let timeline = try HistoryTimeline(json: result.stdout)
+        let first = try #require(timeline.samples.first)
+        #expect(first.trigger == .start)
+        #expect(timeline.since == first.timestamp)
+    }
+
     /// A long range comes from the daemon a week per call; rows on the seams come once.
     @Test func aLongRangeComesWeekByWeek() async throws {
         try DaemonClientCLITests.requireDaemon()

@@ -125,6 +125,21 @@ final class FixedEnergy: EnergySnapshotSource {
         await rig.history.stop()
     }
 
+    /// Issue 32: a new daemon asked for the default 24 h drew 23 h 50 min of "no data". The
+    /// range starts at its first row; an older history keeps the range asked for.
+    @Test func aHistoryYoungerThanTheRangeStartsAtItsFirstRow() async throws {
+        let rig = try await Self.rig(flushRows: 100)
+        await rig.history.start()
+        for _ in 0..<10 { try await Self.minute(rig) }
+        let now = rig.clock.now()
+        let young = try await rig.history.timeline(since: now - 86_400, until: now, visibleTo: nil)
+        #expect(young.since == 1_000_000)
+        #expect(young.samples.count == 11)
+        let older = try await rig.history.timeline(since: 1_000_300, until: now, visibleTo: nil)
+        #expect(older.since == 1_000_300)
+        await rig.history.stop()
+    }
+
     @Test func levelChangesAloneAreNotRowsButAChargeStateChangeIs() async throws {
         let rig = try await Self.rig(flushRows: 100)
         await rig.history.start()

@@ -83,7 +83,7 @@ final class XMLCheck: NSObject, XMLParserDelegate {
         }
         #expect(check.texts.contains("Thu 1 Jan"))  // the date under the first tick
         #expect(check.texts.filter { $0.count == 5 && $0.contains(":") } == (0...12).map { String(format: "%02d:%02d", $0 / 2, $0 % 2 * 30) })
-        #expect((check.elements["pattern"] ?? 0) == 1)
+        #expect((check.elements["pattern"] ?? 0) == 4)  // no data, Low Power Mode's three sources
         #expect(!svg.contains("<script"))
     }
 
@@ -228,9 +228,11 @@ final class XMLCheck: NSObject, XMLParserDelegate {
 @Suite struct HistoryPaletteTests {
     @Test func labelsAreReadableOnEveryBand() {
         #expect(HistoryPalette.ink(on: HistoryPalette.thermal(.critical)) == "#ffffff")
-        #expect(HistoryPalette.ink(on: HistoryPalette.lowPowerMode(.powerProfilesDaemon)) == "#ffffff")
-        for fill in ThermalState.allCases.dropLast().map(HistoryPalette.thermal) + [HistoryPalette.lowPowerMode(.auto), HistoryPalette.lineOnline] {
-            #expect(HistoryPalette.ink(on: fill) == HistoryPalette.text, "\(fill)")
+        #expect(HistoryPalette.ink(on: HistoryPalette.lowPowerMode(.manual)) == "#ffffff")
+        #expect(HistoryPalette.ink(on: HistoryPalette.thermal(.nominal)) == HistoryPalette.text)
+        let fills = ThermalState.allCases.map(HistoryPalette.thermal) + LowPowerModeSource.allCases.map(HistoryPalette.lowPowerMode)
+        for fill in fills + [HistoryPalette.lineOnline] {
+            #expect(HistoryPalette.contrast(HistoryPalette.ink(on: fill), fill) >= 4.5, "\(fill)")
         }
     }
 }

@@ -51,6 +51,22 @@ import Testing
         #expect(HistoryInterval.intervals(hourly, since: 0, until: 7_200).map(\.end) == [3_600, 7_200])
     }
 
+    /// Issue 32: the range starts at the history's first row when that is later than `since`;
+    /// never earlier than asked, never past `until`, and without the markers before it.
+    @Test func aYoungHistoryStartsTheRangeAtItsFirstRow() {
+        var timeline = HistoryTimeline(
+            since: 0, until: 86_400, source: .file, database: nil, samples: [HistoryRows.sample(85_800), HistoryRows.sample(85_860)],
+            entries: [HistoryRows.transfer(100, owner: 1000, id: "early"), HistoryRows.transfer(86_000, owner: 1000, id: "t")])
+        timeline.startAtFirstRow(85_800)
+        #expect(timeline.since == 85_800)
+        #expect(timeline.entries.map(\.id) == ["t"])
+        for first in [nil, -5, 0, 90_000] as [Double?] {
+            var unchanged = Self.timeline()
+            unchanged.startAtFirstRow(first)
+            #expect(unchanged == Self.timeline(), "\(String(describing: first))")
+        }
+    }
+
     static func timeline() -> HistoryTimeline {
         var report = HistoryEntry(
             timestamp: 1_030.5, kind: .report, id: "6C1E2F3A-0B5D", subtype: "CPU_FATAL", subject: "cc1plus",

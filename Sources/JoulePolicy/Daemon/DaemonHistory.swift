@@ -126,11 +126,13 @@ actor DaemonHistory {
 
     /// The history between `since` and `until` as `uid` may see it (its own transfers; root
     /// and nil see all), with the reports of the state directory; pending rows are written first.
+    /// A history younger than the range starts at its first row.
     func timeline(since: Double, until: Double, visibleTo uid: UInt32?) throws(HistoryStoreError) -> HistoryTimeline {
         flush()
         let (samples, entries) = try store.read(since: since, until: until, visibleTo: uid)
         var timeline = HistoryTimeline(
             since: since, until: until, source: .daemon, database: store.database.path, samples: samples, entries: entries)
+        timeline.startAtFirstRow(try store.firstRowTime())
         if let reports { timeline.merge(HistoryEntry.reports(in: reports).entries) }
         return timeline
     }

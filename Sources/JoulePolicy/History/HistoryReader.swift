@@ -21,8 +21,10 @@ public enum HistoryReader {
     public static func read(stateDirectory directory: StateDirectory, since: Double, until: Double) throws(Failure) -> HistoryTimeline {
         let path = directory.file(HistoryStore.fileName)
         do throws(HistoryStoreError) {
-            let (samples, entries) = try HistoryStore(readingOnly: path).read(since: since, until: until)
+            let store = try HistoryStore(readingOnly: path)
+            let (samples, entries) = try store.read(since: since, until: until)
             var timeline = HistoryTimeline(since: since, until: until, source: .file, database: path, samples: samples, entries: entries)
+            timeline.startAtFirstRow(try store.firstRowTime())
             timeline.merge(HistoryEntry.reports(in: ReportStore(directory: directory.reports)).entries)
             return timeline
         } catch {
@@ -69,13 +71,15 @@ public enum HistoryReader {
         repeat {
             let end = min(until, start + window)
             let part = try await daemon.history(since: start, until: end)
-            if var whole = joined {
+            if var whole = joined, !(part.since > start && whole.samples.isEmpty) {
                 let last = whole.samples.last?.timestamp ?? -Double.infinity
                 whole.samples += part.samples.filter { $0.timestamp > last }
                 whole.until = part.until
                 whole.merge(part.entries)
                 joined = whole
             } else {
+                // The first window, or one the daemon started at its first row (its history is
+                // younger than the range): the windows before held no row, the range starts here.
                 joined = part
             }
             start = end

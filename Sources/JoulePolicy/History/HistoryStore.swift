@@ -187,6 +187,13 @@ public final class HistoryStore: Sendable {
         }
     }
 
+    /// The oldest row's time, nil when there is none.
+    public func firstRowTime() throws(HistoryStoreError) -> Double? {
+        try run {
+            try database.withConnection { db in try db.query("SELECT MIN(time) FROM history_samples", []).first?[0].double }
+        }
+    }
+
     /// The rows matching `filter`, oldest first, each with its id and readings.
     private static func samples(
         _ db: SQLiteConnection, path: String, where filter: String, _ arguments: [SQLiteValue]

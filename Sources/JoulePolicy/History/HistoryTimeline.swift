@@ -42,6 +42,15 @@ public struct HistoryTimeline: Sendable, Hashable {
         return order.map { HistoryTemperature(sensor: $0, label: labels[$0] ?? nil, celsius: nil) }
     }
 
+    /// Starts the range at `first`, the history's oldest row, when that is inside it: a history
+    /// younger than the range (a new daemon, asked for the default 24 h) was never recorded
+    /// before it, so that time is not "no data". Markers before it go with it.
+    public mutating func startAtFirstRow(_ first: Double?) {
+        guard let first, first > since, first <= until else { return }
+        since = first
+        entries.removeAll { $0.timestamp < first }
+    }
+
     /// Adds markers (reports read by the client) that are in range and not already present,
     /// keeping the entries in time order.
     public mutating func merge(_ more: [HistoryEntry]) {
