@@ -314,7 +314,9 @@ struct TransferDaemonTests {
     /// the throughput window suspends it), counts it, and waits out the backoff with no `.part`
     /// on disk and the reason in one sentence with the errno's name.
     @Test func aRefusedConnectionRetriesAfterTheBackoffLeavingNoPartFile() async throws {
-        let rig = try await Rig()
+        // A window shorter than the HTTP client's 30 s connect timeout: an attempt left waiting
+        // on the connection would end suspended, never retrying.
+        let rig = try await Rig(config: "transfers:\n  throughputWindow: 2\n")
         defer { rig.end() }
         let closed = try await FaultHTTPServer.start()
         try await closed.stop()
