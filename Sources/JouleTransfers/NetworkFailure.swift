@@ -18,11 +18,10 @@ enum NetworkFailure {
             let place = "\(failure.host):\(failure.port)"
             if let first = failure.connectionErrors.first { return connecting(first.error, place) }
             return "cannot connect to \(place): no address to try"
-        case let io as IOError:
-            let code = Errno(io.errnoCode)
-            return code.isConnectFailure ? "cannot connect to \(peer): \(code.clause)" : "connection to \(peer) failed: \(code.clause)"
-        case ChannelError.connectTimeout(let span):
-            return "cannot connect to \(peer): no answer within \(span.nanoseconds / 1_000_000_000) s (ETIMEDOUT)"
+        case let io as IOError where !Errno(io.errnoCode).isConnectFailure:
+            return "connection to \(peer) failed: \(Errno(io.errnoCode).clause)"
+        case is IOError, ChannelError.connectTimeout:
+            return connecting(error, peer)
         case let client as HTTPClientError where client == .connectTimeout:
             return "cannot connect to \(peer): no answer in time (ETIMEDOUT)"
         case let client as HTTPClientError where client == .remoteConnectionClosed:
