@@ -248,6 +248,29 @@ struct TransferCLITests {
         #expect(waited.stderr.contains("left the bus") || waited.stderr.contains("not running"), "\(waited.stderr)")
     }
 
+    /// Issue 32, item 6 as reported: a refused connection retries, and `list` says why in its
+    /// REASON column, one sentence with the errno's name; no `.part` is left meanwhile.
+    @Test func aRefusedConnectionShowsItsReasonInTheList() async throws {
+        let closed = try await FaultHTTPServer.start()
+        try await closed.stop()
+        let destination = server.destination("refused.bin")
+        let id = try await add([closed.url("/x"), "--to", destination])
+        let sentence = "cannot connect to 127.0.0.1:\(closed.port): connection refused (ECONNREFUSED)"
+        var shown = ""
+        let retrying = try await eventually(timeout: 60, every: .milliseconds(100)) {
+            shown = try await joule(["show", id, "--json"]).stdout
+            return shown.contains("\"state\":\"retrying\"")
+        }
+        #expect(retrying, "\(shown) \(daemon.log)")
+        #expect(try Self.object(shown)["reason"] == .string(sentence), "\(shown)")
+        let table = try await joule(["list"])
+        #expect(table.stdout.split(separator: "\n").first?.contains("REASON") == true, "\(table.stdout)")
+        let row = table.stdout.split(separator: "\n").first { $0.hasPrefix(String(id.prefix(8)) + " ") }
+        #expect(row?.contains("retrying") == true && row?.contains(sentence) == true, "\(table.stdout)")
+        #expect(!FaultHTTPServer.exists(destination + ".part"))
+        #expect(try await joule(["cancel", id]).status == 0)
+    }
+
     /// A 404 fails at once; wait exits 1 with the reason.
     @Test func aFailedTransferExitsOne() async throws {
         let destination = server.destination("missing.bin")
