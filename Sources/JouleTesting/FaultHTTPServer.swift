@@ -68,6 +68,13 @@ public final class FaultHTTPServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Stops the server and waits for it to exit: its port then refuses connections, for
+    /// tests of a refused connection.
+    public func stop() async throws {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+    }
+
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// A destination path in the test's own directory.

@@ -34,9 +34,8 @@ public final class HTTPRangeDownloader: Sendable {
         self.tuning = tuning
         self.syncBytes = syncBytes
         self.syncInterval = syncInterval
-        let configuration = HTTPClient.Configuration(
-            redirectConfiguration: tuning.maxRedirects > 0 ? .follow(max: tuning.maxRedirects, allowCycles: false) : .disallow,
-            timeout: .init(connect: .seconds(30)), decompression: .disabled)
+        let configuration = TransferClientConfiguration.make(
+            redirects: tuning.maxRedirects > 0 ? .follow(max: tuning.maxRedirects, allowCycles: false) : .disallow)
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
@@ -52,11 +51,19 @@ public final class HTTPRangeDownloader: Sendable {
         let counter = ByteCounter()
         // MultiThreadedEventLoopGroup.any() answers the calling loop, so the connection opens on it.
         let executor = EventLoopTaskExecutor(client.eventLoopGroup.next())
-        return await ThroughputWatchdog.run(tuning: tuning, counter: counter) {
+        let result = await ThroughputWatchdog.run(tuning: tuning, counter: counter) {
             await withTaskExecutorPreference(executor) {
                 await self.run(request, loop: executor.loop, counter: counter, onDurable: onDurable)
             }
         }
+        // Nothing to resume (a refused connection, an error before the first fsync): no empty
+        // `.part` is left beside the destination while the transfer waits (issue 32). A
+        // failure's `.part` is the queue's to remove, and one this attempt could not open (a
+        // symlink) is left alone.
+        if result.durableBytes == 0, result.outcome.isTransient {
+            try? PartFile.remove(destination: request.destination, owner: request.owner)
+        }
+        return result
     }
 
     /// The attempt itself; never throws: every failure becomes an outcome.
@@ -119,8 +126,9 @@ public final class HTTPRangeDownloader: Sendable {
         // At most two requests: a resume, then (if its answer cannot be trusted) one from 0.
         var resumeFrom = durable
         for _ in 0..<2 {
-            // Resume only with a validator for If-Range and a known length to check 206 against.
-            if resumeFrom > 0 && (validators.ifRange == nil || validators.totalLength == nil) { resumeFrom = 0 }
+            // Resume only with a validator for If-Range. The length need not be known yet (a
+            // chunked body cut at its end holds every byte): the 206 or 416 tells it.
+            if resumeFrom > 0 && validators.ifRange == nil { resumeFrom = 0 }
             var http = HTTPClientRequest(url: request.url)
             http.method = .GET
             for field in request.headers where !["range", "if-range", "accept-encoding"].contains(field.name.lowercased()) {
@@ -158,6 +166,7 @@ public final class HTTPRangeDownloader: Sendable {
                     continue
                 case .alreadyComplete:
                     offset = durable
+                    validators.totalLength = durable
                 case .write(let start, let fresh):
                     if start == 0 && (durable != 0 || fresh != validators) {
                         // A new representation: record it at 0 bytes before the first write.
@@ -166,6 +175,9 @@ public final class HTTPRangeDownloader: Sendable {
                         durable = 0
                         validators = fresh
                         await report(DurableProgress(durableBytes: 0, validators: validators))
+                    } else if start > 0 {
+                        // A resume that told the length for the first time; stored with the next commit.
+                        validators = fresh
                     }
                     offset = start
                     for try await buffer in response.body {
@@ -190,7 +202,7 @@ public final class HTTPRangeDownloader: Sendable {
             } catch {
                 // Keep what arrived before the failure (a cut body, a reset, our own cancel).
                 do { try await commit() } catch { return result(.failed(reason: "\(error)")) }
-                return result(.thrown(error, maxRedirects: tuning.maxRedirects))
+                return result(.thrown(error, url: request.url, maxRedirects: tuning.maxRedirects))
             }
         }
         return result(.retry(reason: "the server's answers to a request from 0 could not be trusted either", retryAfter: nil))

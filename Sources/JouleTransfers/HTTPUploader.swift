@@ -17,8 +17,7 @@ public final class HTTPUploader: Sendable {
 
     public init(tuning: TransferTuning = TransferTuning()) {
         self.tuning = tuning
-        let configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(30)), decompression: .disabled)
+        let configuration = TransferClientConfiguration.make(redirects: .disallow)
         client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
@@ -97,7 +96,7 @@ public final class HTTPUploader: Sendable {
             } catch let error as HardwareError {
                 return result(.failed(reason: "upload source: \(error)"))
             } catch {
-                return result(.thrown(error, maxRedirects: tuning.maxRedirects))
+                return result(.thrown(error, url: url, maxRedirects: tuning.maxRedirects))
             }
         }
         return result(.failed(reason: "more than \(tuning.maxRedirects) redirects"))

@@ -6,7 +6,8 @@ public enum ResponseHeadCheck: Sendable, Equatable {
     /// Write the body at `offset` (0 after a 200, N after an accepted 206), expecting the
     /// representation described by `validators`.
     case write(offset: Int64, validators: TransferValidators)
-    /// A 416 `bytes */L` with L equal to the bytes already kept: the file is complete.
+    /// A 416 `bytes */L` with L equal to the bytes already kept (and to the known length, if
+    /// one is known): the file is complete (RFC 9110 §15.5.17, as `curl -C -` takes it).
     case alreadyComplete
     /// The partial answer cannot be trusted: truncate the `.part` file and ask again from 0.
     case restart(reason: String)
@@ -74,13 +75,17 @@ public enum ResponseHeadCheck: Sendable, Equatable {
             guard first == requestedOffset else {
                 return .restart(reason: "206 Content-Range \(text) does not start at \(requestedOffset)")
             }
-            guard let known = stored.totalLength, length == known else {
+            // A known length must match; one the first answer did not give (a chunked 200) is
+            // learnt here, as `curl -C -` resumes without knowing it. `*` tells nothing.
+            guard let length, stored.totalLength.map({ $0 == length }) ?? true else {
                 return .restart(reason: "206 Content-Range \(text) does not match the known length \(stored.totalLength.map(String.init) ?? "unknown")")
             }
             if let stored = stored.strongETag, let sent = TransferValidators.strong(head.etag), sent != stored {
                 return .restart(reason: "206 with ETag \(sent), expected \(stored)")
             }
-            return .write(offset: requestedOffset, validators: stored)
+            var validators = stored
+            validators.totalLength = length
+            return .write(offset: requestedOffset, validators: validators)
         case 416:
             if requestedOffset > 0, let text = head.contentRange, case .unsatisfied(let length)? = ContentRange(text),
                length == requestedOffset, stored.totalLength.map({ $0 == length }) ?? true

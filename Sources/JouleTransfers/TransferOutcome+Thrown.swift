@@ -3,13 +3,13 @@ import JoulePolicy
 
 extension TransferOutcome {
     /// The outcome of an error thrown by AsyncHTTPClient or the network: the request itself is
-    /// wrong (fatal) or the network failed (retry). Shared by downloads and uploads.
-    static func thrown(_ error: any Error, maxRedirects: Int) -> TransferOutcome {
+    /// wrong (fatal) or the network failed (retry, worded by `NetworkFailure`). Shared by downloads and uploads.
+    static func thrown(_ error: any Error, url: String, maxRedirects: Int) -> TransferOutcome {
         if let error = error as? HTTPClientError {
             let fatal: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme, .redirectCycleDetected]
             if error == .redirectLimitReached { return .failed(reason: "more than \(maxRedirects) redirects") }
             if fatal.contains(error) || "\(error)".contains("unsupportedScheme") { return .failed(reason: "\(error)") }
         }
-        return .retry(reason: "\(error)", retryAfter: nil)
+        return .retry(reason: NetworkFailure.sentence(error, url: url), retryAfter: nil)
     }
 }

@@ -70,18 +70,22 @@ struct TransferAdd: AsyncParsableCommand {
     }
 
     func validate() throws {
-        // Usage problems do not depend on the directory; run() takes the real one.
-        do throws(TransferRequest.Invalid) { _ = try options.request(workingDirectory: "/") } catch {
+        // Every value is checked here, as the daemon would check it, so a bad one exits 2
+        // before the bus is touched. Usage problems do not depend on the directory; run()
+        // takes the real one.
+        do throws(TransferRequest.Invalid) { _ = try options.validatedRequest(workingDirectory: "/") } catch {
             throw ValidationError(error.message)
         }
     }
 
     func run() async throws {
         guard let directory = CurrentProcess.workingDirectory else {
-            Console.error("joule transfer add: the current directory no longer exists")
-            throw ExitCode(1)
+            throw JouleExit.system("transfer add: the current directory no longer exists")
         }
-        let request = try options.request(workingDirectory: directory)
+        let request: TransferRequest
+        do throws(TransferRequest.Invalid) { request = try options.validatedRequest(workingDirectory: directory) } catch {
+            throw JouleExit.input("transfer add: \(error.message)")
+        }
         let printed = try await TransferCommand.withClient("add") { client throws(TransfersError) in
             let id = try await client.add(request)
             return json ? try await client.get(id).json.trimmingWhitespace : id

@@ -13,7 +13,7 @@ struct TransferCommand: AsyncParsableCommand {
             conditions asked for (--discretionary: on AC, unmetered, not in Low Power Mode, \
             thermal at most fair, battery not low), resumes and retries on its own. The daemon is \
             looked for on the session bus first, then the system bus. Exit status: 0 on success, \
-            1 when the daemon is not running or refuses, 2 for bad arguments.
+            1 when the daemon is not running or refuses, 2 for bad arguments or values.
             """,
         subcommands: [TransferAdd.self, TransferList.self, TransferShow.self, TransferCancel.self, TransferWait.self])
 
@@ -23,14 +23,16 @@ struct TransferCommand: AsyncParsableCommand {
         var id: String
     }
 
-    /// Prints `error` as the daemon (or the bus) worded it, and the exit status 1 to throw.
-    static func fail(_ command: String, _ error: any Error) -> ExitCode {
-        Console.error("joule transfer \(command): \(error)")
-        return ExitCode(1)
+    /// Prints `error` as the daemon (or the bus) worded it, and returns the exit status to
+    /// throw: 2 when the daemon found a value of the request wrong (`InvalidArgs`: a missing
+    /// directory for `--to`, a file given to `--upload` that is not one), else 1.
+    static func fail(_ command: String, _ error: TransfersError) -> ExitCode {
+        let message = "transfer \(command): \(error)"
+        return error.isInvalidArgument ? JouleExit.input(message) : JouleExit.system(message)
     }
 
     /// `body` with the daemon's transfers; a daemon that is not running, or a refusal, is
-    /// printed and turned into exit status 1.
+    /// printed and turned into its exit status (`fail`).
     static func withClient<T>(
         _ command: String, _ body: (TransfersClient) async throws(TransfersError) -> T
     ) async throws -> T {

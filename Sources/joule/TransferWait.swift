@@ -45,13 +45,12 @@ struct TransferWait: AsyncParsableCommand {
             Console.out("completed")
         case .final(let state):
             Console.out(seen.error.map { "\(state): \($0)" } ?? state)
-            throw ExitCode(1)
+            throw JouleExit.systemFailure
         case .timedOut:
             Console.out("\(seen.state.name) (still pending after \(Self.seconds(timeout ?? 0)) s)")
             throw ExitCode(3)
         case .daemonLeft:
-            Console.error("joule transfer wait: joule daemon left the bus before \(seen.id) finished")
-            throw ExitCode(1)
+            throw JouleExit.system("transfer wait: joule daemon left the bus before \(seen.id) finished")
         }
     }
 

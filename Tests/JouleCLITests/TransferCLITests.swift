@@ -20,12 +20,23 @@ import Glibc
         (["transfer", "add", "https://example.org/dir/"], "names no file to save as"),
         (["transfer", "add", "https://example.org/x", "--timeout", "soon"], "soon"),
         (["transfer", "wait", "abc", "--timeout=-1"], "--timeout must be zero or more seconds"),
+        // Issue 32: values the daemon would refuse are refused here, before the bus is touched.
+        (["transfer", "add", "https://example.org/x", "--sha256", "xyz"], "--sha256 must be 64 hex digits, not \"xyz\""),
+        (["transfer", "add", "ftp://example.org/x", "--to", "/tmp/x"], "URL: unsupported scheme \"ftp\""),
+        (["transfer", "add", "not a url", "--to", "/tmp/x"], "URL: \"not a url\" is not a URL"),
+        (["transfer", "add", "https://example.org/x", "--timeout", "0"], "--timeout must be a positive number of seconds"),
+        (["transfer", "add", "https://example.org/x", "--begin-after=-5"], "--begin-after must be zero or more seconds"),
+        (["transfer", "add", "https://example.org/x", "--batch", ""], "--batch must be 1 to 255 bytes"),
+        (["transfer", "add", "https://example.org/x", "--upload", "/etc/hostname", "--sha256", String(repeating: "a", count: 64)],
+         "--sha256: only a download's body can be checked"),
         (["transfer", "show"], "id"),
     ])
     func misuseExitsTwo(_ arguments: [String], _ message: String) async throws {
         let result = try await CLIHarness.run(arguments)
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.contains(message), "\(result.stderr)")
+        // The first line says what is wrong.
+        #expect(result.stderr.split(separator: "\n").first?.contains("Error: ") == true, "\(result.stderr)")
     }
 
     @Test(.enabled(if: PrivateBusDaemon.executable != nil, "needs dbus-daemon (scripts/install-deps.sh)"))
@@ -63,7 +74,7 @@ struct TransferCLITests {
     /// The binding key order of a transfer object.
     static let keys = [
         "id", "url", "destination", "state", "waitingFor", "discretionary", "priority", "batch", "bytes", "totalBytes",
-        "attempts", "nextAttempt", "deadline", "error",
+        "attempts", "nextAttempt", "deadline", "error", "reason",
     ]
 
     func joule(_ arguments: [String], in directory: URL? = nil) async throws -> CLIHarness.Result {
@@ -137,6 +148,7 @@ struct TransferCLITests {
         #expect(object["attempts"] == .int(0))
         #expect(object["nextAttempt"] == .null)
         #expect(object["error"] == .null)
+        #expect(object["reason"] == .string("beginAfter, batch"), "\(added.stdout)")
         #expect((object["deadline"]?.doubleValue ?? 0) > Date().timeIntervalSince1970 + 600_000)
 
         let listed = try await joule(["list", "--json"])
@@ -181,13 +193,13 @@ struct TransferCLITests {
 
         let again = try await joule(["cancel", id])
         #expect(again.status == 1, "\(again)")
-        #expect(again.stderr.hasPrefix("joule transfer cancel: "), "\(again.stderr)")
+        #expect(again.stderr.hasPrefix("joule: transfer cancel: "), "\(again.stderr)")
         #expect(!FaultHTTPServer.exists(destination))
         #expect(!FaultHTTPServer.exists(destination + ".part"))
 
         let unknown = try await joule(["show", "ffffffff"])
         #expect(unknown.status == 1, "\(unknown)")
-        #expect(unknown.stderr == "joule transfer show: no transfer ffffffff\n")
+        #expect(unknown.stderr == "joule: transfer show: no transfer ffffffff\n")
     }
 
     /// `--upload` relative to the caller's directory reaches the daemon absolute: the
@@ -236,6 +248,29 @@ struct TransferCLITests {
         #expect(waited.stderr.contains("left the bus") || waited.stderr.contains("not running"), "\(waited.stderr)")
     }
 
+    /// Issue 32, item 6 as reported: a refused connection retries, and `list` says why in its
+    /// REASON column, one sentence with the errno's name; no `.part` is left meanwhile.
+    @Test func aRefusedConnectionShowsItsReasonInTheList() async throws {
+        let closed = try await FaultHTTPServer.start()
+        try await closed.stop()
+        let destination = server.destination("refused.bin")
+        let id = try await add([closed.url("/x"), "--to", destination])
+        let sentence = "cannot connect to 127.0.0.1:\(closed.port): connection refused (ECONNREFUSED)"
+        var shown = ""
+        let retrying = try await eventually(timeout: 60, every: .milliseconds(100)) {
+            shown = try await joule(["show", id, "--json"]).stdout
+            return shown.contains("\"state\":\"retrying\"")
+        }
+        #expect(retrying, "\(shown) \(daemon.log)")
+        #expect(try Self.object(shown)["reason"] == .string(sentence), "\(shown)")
+        let table = try await joule(["list"])
+        #expect(table.stdout.split(separator: "\n").first?.contains("REASON") == true, "\(table.stdout)")
+        let row = table.stdout.split(separator: "\n").first { $0.hasPrefix(String(id.prefix(8)) + " ") }
+        #expect(row?.contains("retrying") == true && row?.contains(sentence) == true, "\(table.stdout)")
+        #expect(!FaultHTTPServer.exists(destination + ".part"))
+        #expect(try await joule(["cancel", id]).status == 0)
+    }
+
     /// A 404 fails at once; wait exits 1 with the reason.
     @Test func aFailedTransferExitsOne() async throws {
         let destination = server.destination("missing.bin")
@@ -247,22 +282,16 @@ struct TransferCLITests {
         #expect(!FaultHTTPServer.exists(destination))
     }
 
-    /// Bad requests exit 1 with a message naming what is wrong, and leave no file behind.
+    /// A `--to` the daemon finds wrong (its directory is missing) exits 2, the user's input; a
+    /// destination another transfer writes exits 1; both name what is wrong and leave no file.
+    /// (Bad values that need no file system exit 2 before the bus is touched:
+    /// `TransferCLIUsageTests`.)
     @Test func badRequestsAreRefusedClearly() async throws {
         let destination = server.destination("refused.bin")
-        for (arguments, message) in [
-            (["not a url", "--to", destination], "is not a URL"),
-            (["ftp://127.0.0.1/x", "--to", destination], "unsupported scheme \"ftp\""),
-            ([server.url("/x"), "--to", destination, "--sha256", "abc"], "sha256: must be 64 hex digits"),
-        ] {
-            let result = try await joule(["add"] + arguments)
-            #expect(result.status == 1, "\(arguments): \(result)")
-            #expect(result.stderr.hasPrefix("joule transfer add: ") && result.stderr.contains(message), "\(arguments): \(result.stderr)")
-        }
         let missing = "/nonexistent-\(UUID().uuidString)/dir"
         let noDirectory = try await joule(["add", server.url("/x"), "--to", missing + "/file"])
-        #expect(noDirectory.status == 1, "\(noDirectory)")
-        #expect(noDirectory.stderr.contains(missing), "\(noDirectory.stderr)")
+        #expect(noDirectory.status == 2, "\(noDirectory)")
+        #expect(noDirectory.stderr.hasPrefix("joule: transfer add: ") && noDirectory.stderr.contains(missing), "\(noDirectory.stderr)")
 
         let first = try await add([server.url("/busy.bin"), "--to", destination, "--begin-after", "3600"])
         let second = try await joule(["add", server.url("/other.bin"), "--to", destination])

@@ -158,7 +158,7 @@ struct TransferDaemonTests {
         // The binding key order.
         let text = try await rig.getText(id)
         let keys = ["id", "url", "destination", "state", "waitingFor", "discretionary", "priority", "batch", "bytes",
-                    "totalBytes", "attempts", "nextAttempt", "deadline", "error"]
+                    "totalBytes", "attempts", "nextAttempt", "deadline", "error", "reason"]
         let positions = keys.map { text.range(of: "\"\($0)\":")?.lowerBound }
         #expect(positions.allSatisfy { $0 != nil }, "\(text)")
         #expect(positions.compactMap { $0 } == positions.compactMap { $0 }.sorted(), "\(text)")
@@ -166,6 +166,7 @@ struct TransferDaemonTests {
         #expect(object["bytes"] as? Int == 300_000)
         #expect(object["totalBytes"] as? Int == 300_000)
         #expect(object["error"] is NSNull)
+        #expect(object["reason"] is NSNull)
         #expect(object["nextAttempt"] is NSNull)
         let deadline = try #require(object["deadline"] as? Double)
         #expect(abs(deadline - (Date().timeIntervalSince1970 + 604_800)) < 120)
@@ -307,6 +308,27 @@ struct TransferDaemonTests {
         #expect(environment.contains("JOULE_TRANSFER_STATE=failed\n"))
         #expect(environment.contains("JOULE_TRANSFER_PATH=\(destination)\n"))
         #expect(environment.contains("JOULE_TRANSFER_URL=\(rig.server.url("/missing?status=404"))\n"))
+    }
+
+    /// Issue 32: a refused connection ends its attempt at once (it does not sit `running` until
+    /// the throughput window suspends it), counts it, and waits out the backoff with no `.part`
+    /// on disk and the reason in one sentence with the errno's name.
+    @Test func aRefusedConnectionRetriesAfterTheBackoffLeavingNoPartFile() async throws {
+        // A window shorter than the HTTP client's 30 s connect timeout: an attempt left waiting
+        // on the connection would end suspended, never retrying.
+        let rig = try await Rig(config: "transfers:\n  throughputWindow: 2\n")
+        defer { rig.end() }
+        let closed = try await FaultHTTPServer.start()
+        try await closed.stop()
+        let destination = rig.server.destination("refused.bin")
+        let id = try await rig.add(TransferRequest(url: closed.url("/refused.bin"), destination: destination))
+        let retrying = try await rig.wait(id, for: "retrying")
+        let sentence = "cannot connect to 127.0.0.1:\(closed.port): connection refused (ECONNREFUSED)"
+        #expect(retrying["error"] as? String == sentence, "\(retrying)")
+        #expect(retrying["reason"] as? String == sentence, "\(retrying)")
+        #expect(retrying["attempts"] as? Int == 1, "\(retrying)")
+        #expect(!FaultHTTPServer.exists(destination + ".part"))
+        #expect(!FaultHTTPServer.exists(destination))
     }
 
     /// As BITS: attempts without progress fail the transfer; attempts that make progress never

@@ -45,6 +45,19 @@ import Testing
         #expect(throws: TransferRequest.Invalid("url: \"example.org/file\" is not a URL")) { try request.validated() }
     }
 
+    /// Issue 32: the daemon's checks run before anything is sent, worded with the option.
+    @Test func validatedRequestNamesTheOption() throws {
+        #expect(throws: TransferRequest.Invalid("--sha256 must be 64 hex digits, not \"xyz\"")) {
+            try TransferAddOptions(TransferRequest(url: "https://example.org/x", sha256: "xyz")).validatedRequest(workingDirectory: Self.cwd)
+        }
+        #expect(throws: TransferRequest.Invalid("URL: unsupported scheme \"ftp\" (http and https only)")) {
+            try TransferAddOptions(TransferRequest(url: "ftp://example.org/x")).validatedRequest(workingDirectory: Self.cwd)
+        }
+        let sha = String(repeating: "AB", count: 32)
+        let request = try TransferAddOptions(TransferRequest(url: "https://example.org/x", sha256: sha)).validatedRequest(workingDirectory: Self.cwd)
+        #expect(request.sha256 == sha.lowercased())
+    }
+
     @Test func anUploadIsAbsoluteAndPutByDefault() throws {
         var options = TransferAddOptions(TransferRequest(url: "https://example.org/up", upload: "../logs/today.log"))
         let put = try options.request(workingDirectory: Self.cwd)

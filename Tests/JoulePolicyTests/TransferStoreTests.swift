@@ -237,7 +237,8 @@ import Testing
         #expect(t.json.serialized == """
             {"id":"id-1","url":"https://example.org/file.iso","destination":"/srv/a.iso","state":"waiting",\
             "waitingFor":["ac","unmetered"],"discretionary":true,"priority":"normal","batch":null,"bytes":0,\
-            "totalBytes":null,"attempts":0,"nextAttempt":null,"deadline":1700604800,"error":null}
+            "totalBytes":null,"attempts":0,"nextAttempt":null,"deadline":1700604800,"error":null,\
+            "reason":"ac, unmetered"}
             """)
         t.state = .retrying(next: 1_700_000_030.5)
         t.batch = "nightly"
@@ -248,10 +249,13 @@ import Testing
         #expect(t.json.serialized == """
             {"id":"id-1","url":"https://example.org/file.iso","destination":"/srv/a.iso","state":"retrying",\
             "waitingFor":[],"discretionary":true,"priority":"normal","batch":"nightly","bytes":512,\
-            "totalBytes":1024,"attempts":2,"nextAttempt":1700000030.5,"deadline":1700604800,"error":"HTTP 503"}
+            "totalBytes":1024,"attempts":2,"nextAttempt":1700000030.5,"deadline":1700604800,"error":"HTTP 503",\
+            "reason":"HTTP 503"}
             """)
         t.state = .failed(reason: "HTTP 404")
-        #expect(t.json.serialized.hasSuffix(#""state":"failed","waitingFor":[],"discretionary":true,"priority":"normal","batch":"nightly","bytes":512,"totalBytes":1024,"attempts":2,"nextAttempt":null,"deadline":1700604800,"error":"HTTP 404"}"#))
+        #expect(t.json.serialized.hasSuffix(#""state":"failed","waitingFor":[],"discretionary":true,"priority":"normal","batch":"nightly","bytes":512,"totalBytes":1024,"attempts":2,"nextAttempt":null,"deadline":1700604800,"error":"HTTP 404","reason":"HTTP 404"}"#))
+        t.state = .running
+        #expect(t.json.serialized.hasSuffix(#""error":"HTTP 503","reason":null}"#))
         #expect(Transfer.json([]).serialized == "[]")
     }
 }

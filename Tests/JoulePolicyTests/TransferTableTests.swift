@@ -35,9 +35,9 @@ import Testing
             Self.snapshot("bbbbbbbb-2222", .running, bytes: 52, total: 100),
         ], terminal: true)
         #expect(lines == [
-            "ID        STATE    PROGRESS          WAITING FOR   URL",
-            "aaaaaaaa  waiting  0                 ac,unmetered  https://example.org/aaaa",
-            "bbbbbbbb  running  [#####.....] 52%  -             https://example.org/bbbb",
+            "ID        STATE    PROGRESS          REASON         URL",
+            "aaaaaaaa  waiting  0                 ac, unmetered  https://example.org/aaaa",
+            "bbbbbbbb  running  [#####.....] 52%  -              https://example.org/bbbb",
         ])
         #expect(TransferTable.render([], terminal: false) == ["No transfers."])
     }
@@ -50,6 +50,24 @@ import Testing
             "id: cccccccc-3333", "url: https://example.org/cccc", "destination: /d/cccc", "state: retrying", "waitingFor: -",
             "discretionary: false", "priority: normal", "batch: nightly", "bytes: 10", "totalBytes: 20", "attempts: 0",
             "nextAttempt: 2023-11-14T22:13:50.5Z", "deadline: 2023-11-21T22:13:20Z", "error: 503 Service Unavailable",
+            "reason: 503 Service Unavailable",
         ])
+    }
+
+    /// Issue 32: the REASON column says why a transfer waits, retries or failed.
+    @Test func theReasonColumnSaysWhyItWaitsOrFailed() {
+        var retrying = Self.snapshot("dddddddd-4444", .retrying(next: 1_700_000_030))
+        retrying.error = "cannot connect to 127.0.0.1:9: connection refused (ECONNREFUSED)"
+        let lines = TransferTable.render([
+            retrying,
+            Self.snapshot("eeeeeeee-5555", .failed(reason: "HTTP 404")),
+            Self.snapshot("ffffffff-6666", .waiting(unmet: [.beginAfter])),
+            Self.snapshot("00000000-7777", .completed),
+        ], terminal: false)
+        #expect(lines.first?.contains("  REASON  ") == true, "\(lines)")
+        #expect(lines[1].contains("  cannot connect to 127.0.0.1:9: connection refused (ECONNREFUSED)  "), "\(lines)")
+        #expect(lines[2].contains("  HTTP 404  "), "\(lines)")
+        #expect(lines[3].contains("  beginAfter  "), "\(lines)")
+        #expect(lines[4].contains("  -  "), "\(lines)")
     }
 }

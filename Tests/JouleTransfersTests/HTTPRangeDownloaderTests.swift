@@ -136,6 +136,35 @@ import Testing
         #expect(FaultHTTPServer.fileBytes(dest) == expected)
     }
 
+    /// Issue 32: every byte held, the length never told (a chunked body cut before its last
+    /// chunk leaves this): the resume's 416 `bytes */L` with L equal to the bytes held finishes
+    /// it from them instead of fetching the whole file again.
+    @Test func aWholeBodyOfUnknownLengthIsFinishedByTheFourSixteen() async throws {
+        let dest = server.destination("chunked.bin")
+        let expected = FaultHTTPServer.body(size: 50_000)
+        _ = FileManager.default.createFile(atPath: dest + ".part", contents: Data(expected))
+        let request = DownloadRequest(
+            url: server.url("/chunked?size=50000&chunked=1"), destination: dest,
+            validators: TransferValidators(strongETag: "\"v0-50000\""), durableBytes: 50_000)
+        let results = try await withDownloader { await run(request, $0) }
+        #expect(results.map(\.outcome) == [.completed])
+        #expect(results.last?.validators.totalLength == 50_000)
+        #expect(try server.requests("/chunked").map(\.range) == ["bytes=50000-"])
+        #expect(FaultHTTPServer.fileBytes(dest) == expected)
+    }
+
+    /// Issue 32: a cut chunked body resumes with Range and learns the length from the 206.
+    @Test func aCutBodyOfUnknownLengthResumes() async throws {
+        let dest = server.destination("chunkcut.bin")
+        let request = DownloadRequest(url: server.url("/chunkcut?size=300000&chunked=1&cutfirst=100000"), destination: dest)
+        let results = try await withDownloader { await run(request, $0) }
+        #expect(results.last?.outcome == .completed, "\(results)")
+        let durable = try #require(results.first?.durableBytes)
+        #expect(try server.requests("/chunkcut").map(\.range) == [nil, "bytes=\(durable)-"])
+        #expect(results.last?.validators.totalLength == 300_000)
+        #expect(FaultHTTPServer.fileBytes(dest) == FaultHTTPServer.body(size: 300_000))
+    }
+
     @Test func anyOtherFourSixteenRestarts() async throws {
         let dest = server.destination("wrong416.bin")
         let expected = FaultHTTPServer.body(size: 50_000)
@@ -147,6 +176,24 @@ import Testing
         #expect(results.map(\.outcome) == [.completed])
         #expect(try server.requests("/wrong416").map(\.range) == ["bytes=10000-", nil])
         #expect(FaultHTTPServer.fileBytes(dest) == expected)
+    }
+
+    /// Issue 32: a refused connection ends the attempt as a retry saying so in one sentence,
+    /// instead of the pool retrying until the throughput window suspends the attempt, and
+    /// leaves no empty `.part` while the transfer waits out its backoff.
+    @Test func aRefusedConnectionRetriesAtOnceLeavingNoPartFile() async throws {
+        let closed = try await FaultHTTPServer.start()
+        try await closed.stop()
+        let dest = server.destination("refused.bin")
+        let request = DownloadRequest(url: closed.url("/refused.bin"), destination: dest)
+        // A window shorter than the pool's connect timeout: waiting on the pool would suspend.
+        let tuning = TransferTuning(throughputFloor: 1024, throughputWindow: .seconds(2))
+        let result = try await withDownloader(tuning) { await $0.attempt(request) { _ in } }
+        #expect(result.outcome == .retry(
+            reason: "cannot connect to 127.0.0.1:\(closed.port): connection refused (ECONNREFUSED)", retryAfter: nil))
+        #expect(!result.progressed)
+        #expect(!FaultHTTPServer.exists(request.partPath))
+        #expect(!FaultHTTPServer.exists(dest))
     }
 
     @Test func serviceUnavailableRetriesAfterTheServersDelay() async throws {

@@ -58,6 +58,19 @@ import Testing
         #expect(result.durableBytes == 0)
     }
 
+    /// Issue 32: a refused connection is a retry worded as one sentence with the errno.
+    @Test func aRefusedConnectionRetriesAtOnce() async throws {
+        let closed = try await FaultHTTPServer.start()
+        try await closed.stop()
+        let path = try source("refused.bin", size: 1000)
+        let tuning = TransferTuning(throughputFloor: 1024, throughputWindow: .seconds(2))
+        let result = try await using(HTTPUploader(tuning: tuning)) {
+            await $0.attempt(UploadRequest(url: closed.url("/put"), method: .put, source: path))
+        }
+        #expect(result.outcome == .retry(
+            reason: "cannot connect to 127.0.0.1:\(closed.port): connection refused (ECONNREFUSED)", retryAfter: nil))
+    }
+
     @Test func forbiddenFailsAtOnce() async throws {
         let path = try source("denied.bin", size: 10_000)
         let result = try await using(HTTPUploader()) { await $0.attempt(UploadRequest(url: server.url("/denied?status=403"), method: .post, source: path)) }

@@ -26,6 +26,8 @@ a fault says otherwise. Faults are query parameters:
   redirect=K      302 (GET) or 307 (PUT, POST) to the same URL with redirect=K-1 until K is 0;
                   redirectstatus=S answers S instead
   trickle=R       send the body at about R bytes/s (an upload's body is read at about R bytes/s)
+  chunked=1       send a GET body chunked, without Content-Length (cut=N then ends the stream
+                  after N bytes without its last chunk: the length cannot be known)
   hang=1          read the request head, then never answer (nor read an upload's body)
 
 PUT and POST read the body (exactly Content-Length bytes) and store it as
@@ -164,11 +166,26 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         for k, v in (headers or {}).items():
             self.send_header(k, v)
-        self.send_header("Content-Length", str(len(payload)))
+        chunked = bool(q.get("chunked")) and status in (200, 206)
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         cut = q.get("cut") or (q.get("cutfirst") if n == 1 else None)
         try:
-            if cut is not None:
+            if chunked:
+                sent = payload[: int(cut)] if cut is not None else payload
+                for i in range(0, len(sent), 1 << 14):
+                    piece = sent[i : i + (1 << 14)]
+                    self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                self.wfile.flush()
+                if cut is not None:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    self.close_connection = True
+                else:
+                    self.wfile.write(b"0\r\n\r\n")
+            elif cut is not None:
                 self.wfile.write(payload[: int(cut)])
                 self.wfile.flush()
                 self.connection.shutdown(socket.SHUT_RDWR)

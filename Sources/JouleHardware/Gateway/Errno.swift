@@ -37,6 +37,9 @@ public struct Errno: Sendable, Hashable, CustomStringConvertible {
         ENETDOWN: "ENETDOWN", EOPNOTSUPP: "EOPNOTSUPP", ELOOP: "ELOOP",
         ENAMETOOLONG: "ENAMETOOLONG",
         ENOSYS: "ENOSYS", ECHILD: "ECHILD", ENOEXEC: "ENOEXEC",
+        ECONNREFUSED: "ECONNREFUSED", ECONNRESET: "ECONNRESET", ECONNABORTED: "ECONNABORTED",
+        EHOSTUNREACH: "EHOSTUNREACH", EHOSTDOWN: "EHOSTDOWN", ENETUNREACH: "ENETUNREACH",
+        EADDRNOTAVAIL: "EADDRNOTAVAIL", EPIPE: "EPIPE",
     ]
 
     /// `ENODATA`, or `errno 1234` for values without a known name.
@@ -47,4 +50,16 @@ public struct Errno: Sendable, Hashable, CustomStringConvertible {
 
     /// `No data available (ENODATA)`.
     public var description: String { "\(message) (\(name))" }
+
+    /// Whether a connect(2) failing with it means no connection was made to the peer at all
+    /// (refused, unreachable, timed out), as opposed to one that broke later.
+    public var isConnectFailure: Bool {
+        [ECONNREFUSED, EHOSTUNREACH, EHOSTDOWN, ENETUNREACH, ENETDOWN, ETIMEDOUT, EADDRNOTAVAIL].contains(rawValue)
+    }
+
+    /// `connection refused (ECONNREFUSED)`: the description to follow a colon mid-sentence.
+    public var clause: String {
+        guard let first = message.first else { return "(\(name))" }
+        return first.lowercased() + message.dropFirst() + " (\(name))"
+    }
 }

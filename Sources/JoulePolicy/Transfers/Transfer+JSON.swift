@@ -3,9 +3,10 @@ import JouleHardware
 extension Transfer {
     /// The binding object of `joule transfer add/show/list --json` and the D-Bus `Get`/`List`:
     /// `{"id","url","destination","state","waitingFor","discretionary","priority","batch",
-    /// "bytes","totalBytes","attempts","nextAttempt","deadline","error"}`, in that order. Unknown
-    /// numbers and absent strings are null; times are Unix seconds. `error` is the failure's
-    /// reason when failed, else the last attempt's error.
+    /// "bytes","totalBytes","attempts","nextAttempt","deadline","error","reason"}`, in that
+    /// order. Unknown numbers and absent strings are null; times are Unix seconds. `error` is the
+    /// failure's reason when failed, else the last attempt's error; `reason` (added by issue 32,
+    /// so last) is `TransferState.reason(error:)`.
     public var json: JSONValue {
         let error: String?
         if case .failed(let reason) = state { error = reason } else { error = lastError }
@@ -24,6 +25,7 @@ extension Transfer {
             "nextAttempt": .from(nextAttempt, places: 3),
             "deadline": .from(deadline, places: 3),
             "error": .from(error),
+            "reason": .from(state.reason(error: error)),
         ])
     }
 

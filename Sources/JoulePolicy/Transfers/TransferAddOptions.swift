@@ -55,6 +55,32 @@ public struct TransferAddOptions: Sendable, Hashable {
         return request
     }
 
+    /// `request(workingDirectory:)` checked as the daemon will check it (`validated()`), so a
+    /// bad value is refused before anything runs, worded with the option that gave it
+    /// (`--sha256 must be 64 hex digits, not "xyz"`).
+    public func validatedRequest(workingDirectory: String) throws(TransferRequest.Invalid) -> TransferRequest {
+        let request = try request(workingDirectory: workingDirectory)
+        do {
+            return try request.validated()
+        } catch {
+            throw TransferRequest.Invalid(Self.optionWording(error.message))
+        }
+    }
+
+    /// The option (or argument) each key of the request comes from.
+    static let options: [String: String] = [
+        "url": "URL", "destination": "--to", "upload": "--upload", "method": "--method", "headers": "--header",
+        "priority": "--priority", "batch": "--batch", "timeout": "--timeout", "beginAfter": "--begin-after",
+        "sha256": "--sha256", "onComplete": "--on-complete",
+    ]
+
+    /// `sha256: must be …` as `--sha256 must be …`; `url: "x" is not a URL` as `URL: "x" is not a URL`.
+    static func optionWording(_ message: String) -> String {
+        guard let colon = message.firstIndex(of: ":"), let option = options[String(message[..<colon])] else { return message }
+        let rest = message[message.index(after: colon)...].drop { $0 == " " }
+        return rest.hasPrefix("must ") ? "\(option) \(rest)" : "\(option): \(rest)"
+    }
+
     /// `path` against `directory` when relative, with `.`, `..` and repeated slashes folded
     /// away by name, as `os.path.abspath` does.
     public static func absolute(_ path: String, in directory: String) -> String {

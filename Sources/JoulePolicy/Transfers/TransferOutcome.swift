@@ -10,4 +10,12 @@ public enum TransferOutcome: Sendable, Equatable {
     case suspended(reason: String)
     /// Retrying cannot help (4xx other than 408/429, sha256 mismatch, a local file error).
     case failed(reason: String)
+
+    /// Retried or suspended: the transfer stays live.
+    public var isTransient: Bool {
+        switch self {
+        case .retry, .suspended: true
+        case .completed, .failed: false
+        }
+    }
 }

@@ -45,6 +45,10 @@ public struct TransferSnapshot: Sendable, Hashable, Identifiable {
     /// The unmet conditions while waiting; empty otherwise.
     public var waitingFor: [TransferCondition] { state.waitingFor }
 
+    /// Why it waits or failed: the JSON's `reason`, derived from `state` and `error` (so a
+    /// daemon older than the key gives the same).
+    public var reason: String? { state.reason(error: error) }
+
     /// When the next attempt may start (retrying, or suspended for poor throughput).
     public var nextAttempt: Double? { state.nextAttempt }
 

@@ -52,5 +52,18 @@ public enum TransferState: Sendable, Hashable, CustomStringConvertible {
     /// The unmet conditions while waiting; empty otherwise.
     public var waitingFor: [TransferCondition] { if case .waiting(let unmet) = self { unmet } else { [] } }
 
+    /// The `reason` of the transfer object: why it is not moving or why it ended badly. The
+    /// unmet conditions while waiting (`ac, unmetered`), else `error` (the failure's reason, or
+    /// the last attempt's error while retrying or suspended); nil while running, once completed
+    /// or cancelled, and while waiting for nothing.
+    public func reason(error: String?) -> String? {
+        switch self {
+        case .waiting(let unmet): unmet.isEmpty ? nil : unmet.map(\.rawValue).joined(separator: ", ")
+        case .failed(let reason): reason
+        case .suspended, .retrying: error
+        case .running, .completed, .cancelled: nil
+        }
+    }
+
     public var description: String { name }
 }

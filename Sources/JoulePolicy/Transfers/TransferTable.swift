@@ -1,18 +1,18 @@
 /// How `joule transfer list` and `show` print transfers for people: a table with one row per
 /// transfer, and one `key: value` line per field. Scripts use `--json`.
 public enum TransferTable {
-    /// The header and one row per transfer, columns aligned, the URL last and unpadded. Ids
+    /// The header and one row per transfer, columns aligned, the URL last and unpadded; REASON
+    /// is the JSON's `reason` (the conditions waited for, or the error). Ids
     /// are cut to the shortest length (at least 8) at which they are still unique, which
     /// `show`, `cancel` and `wait` accept. `terminal`: draw progress bars.
     public static func render(_ transfers: [TransferSnapshot], terminal: Bool) -> [String] {
         guard !transfers.isEmpty else { return ["No transfers."] }
         let length = uniqueLength(transfers.map(\.id))
-        let rows = [["ID", "STATE", "PROGRESS", "WAITING FOR", "URL"]] + transfers.map { transfer in
+        let rows = [["ID", "STATE", "PROGRESS", "REASON", "URL"]] + transfers.map { transfer in
             [
                 String(transfer.id.prefix(length)), transfer.state.name,
                 progress(bytes: transfer.bytes, total: transfer.totalBytes, terminal: terminal),
-                transfer.waitingFor.isEmpty ? "-" : transfer.waitingFor.map(\.rawValue).joined(separator: ","),
-                transfer.url,
+                transfer.reason ?? "-", transfer.url,
             ]
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
@@ -64,6 +64,7 @@ public enum TransferTable {
             ("nextAttempt", time(transfer.nextAttempt)),
             ("deadline", time(transfer.deadline)),
             ("error", transfer.error ?? "-"),
+            ("reason", transfer.reason ?? "-"),
         ]
         return fields.map { "\($0.0): \($0.1)" }
     }

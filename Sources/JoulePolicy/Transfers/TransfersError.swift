@@ -42,6 +42,9 @@ public enum TransfersError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The D-Bus error name of a refusal.
     public var errorName: String? { if case .refused(let name, _) = self { name } else { nil } }
 
+    /// The daemon found a value of the request wrong (`InvalidArgs`), e.g. a missing directory.
+    public var isInvalidArgument: Bool { errorName == BusMethodError.invalidArgs("").name }
+
     /// No such transfer, or one the caller may not see.
     public var isNotFound: Bool { errorName == TransfersService.notFoundError }
 }
