@@ -41,10 +41,10 @@ struct TransferAdd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Start together with the other transfers of this batch, once all are ready.", valueName: "name"))
     var batch: String?
 
-    @Option(help: ArgumentHelp("Fail if not finished within S seconds (default: the daemon's, 7 days).", valueName: "S"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Fail if not finished within S seconds (default: the daemon's, 7 days).", valueName: "S"))
     var timeout: Double?
 
-    @Option(name: .customLong("begin-after"), help: ArgumentHelp("Do not begin for S seconds.", valueName: "S"))
+    @Option(name: .customLong("begin-after"), parsing: .unconditional, help: ArgumentHelp("Do not begin for S seconds.", valueName: "S"))
     var beginAfter: Double?
 
     @Option(name: .customLong("sha256"), help: ArgumentHelp("The body's expected SHA-256 (64 hex digits).", valueName: "hex"))
@@ -80,12 +80,18 @@ struct TransferAdd: AsyncParsableCommand {
 
     func run() async throws {
         guard let directory = CurrentProcess.workingDirectory else {
-            throw JouleExit.system("transfer add: the current directory no longer exists")
+            throw JouleExit.system("the current directory no longer exists", command: "transfer add")
         }
         let request: TransferRequest
         do throws(TransferRequest.Invalid) { request = try options.validatedRequest(workingDirectory: directory) } catch {
-            throw JouleExit.input("transfer add: \(error.message)")
+            throw JouleExit.input(error.message, command: "transfer add")
         }
+        // The paths as this user sees them, before the daemon is asked (it checks again, as
+        // this user, when it opens them).
+        if let destination = request.destination {
+            try UserPath.outputFile(destination, option: "--to", command: "transfer add")
+        }
+        if let upload = request.upload { try UserPath.inputFile(upload, option: "--upload", command: "transfer add") }
         let printed = try await TransferCommand.withClient("add") { client throws(TransfersError) in
             let id = try await client.add(request)
             return json ? try await client.get(id).json.trimmingWhitespace : id

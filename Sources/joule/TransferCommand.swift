@@ -13,7 +13,8 @@ struct TransferCommand: AsyncParsableCommand {
             conditions asked for (--discretionary: on AC, unmetered, not in Low Power Mode, \
             thermal at most fair, battery not low), resumes and retries on its own. The daemon is \
             looked for on the session bus first, then the system bus. Exit status: 0 on success, \
-            1 when the daemon is not running or refuses, 2 for bad arguments or values.
+            1 when the daemon is not running or refuses, 2 for bad arguments or values or an id \
+            that names no transfer.
             """,
         subcommands: [TransferAdd.self, TransferList.self, TransferShow.self, TransferCancel.self, TransferWait.self])
 
@@ -25,10 +26,12 @@ struct TransferCommand: AsyncParsableCommand {
 
     /// Prints `error` as the daemon (or the bus) worded it, and returns the exit status to
     /// throw: 2 when the daemon found a value of the request wrong (`InvalidArgs`: a missing
-    /// directory for `--to`, a file given to `--upload` that is not one), else 1.
+    /// directory for `--to`, a file given to `--upload` that is not one) or no transfer has the
+    /// id the user typed, else 1.
     static func fail(_ command: String, _ error: TransfersError) -> ExitCode {
-        let message = "transfer \(command): \(error)"
-        return error.isInvalidArgument ? JouleExit.input(message) : JouleExit.system(message)
+        error.isInvalidArgument || error.isNotFound
+            ? JouleExit.input("\(error)", command: "transfer \(command)")
+            : JouleExit.system("\(error)", command: "transfer \(command)")
     }
 
     /// `body` with the daemon's transfers; a daemon that is not running, or a refusal, is

@@ -11,7 +11,7 @@ struct TransferWait: AsyncParsableCommand {
 
     @OptionGroup var transfer: TransferCommand.Target
 
-    @Option(help: ArgumentHelp("Give up after S seconds (default: wait as long as it takes).", valueName: "S"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Give up after S seconds (default: wait as long as it takes).", valueName: "S"))
     var timeout: Double?
 
     func validate() throws {
@@ -50,7 +50,7 @@ struct TransferWait: AsyncParsableCommand {
             Console.out("\(seen.state.name) (still pending after \(Self.seconds(timeout ?? 0)) s)")
             throw ExitCode(3)
         case .daemonLeft:
-            throw JouleExit.system("transfer wait: joule daemon left the bus before \(seen.id) finished")
+            throw JouleExit.system("joule daemon left the bus before \(seen.id) finished", command: "transfer wait")
         }
     }
 

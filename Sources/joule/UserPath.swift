@@ -25,4 +25,13 @@ enum UserPath {
         default: throw JouleExit.input("\(option) \(path): \(Errno.notDirectory)", command: command)
         }
     }
+
+    /// A file to read (`--upload FILE`): it exists and is not a directory.
+    static func inputFile(_ path: String, option: String, command: String) throws {
+        switch FileSystem.kind(of: path) {
+        case .directory?: throw JouleExit.input("\(option) \(path): \(Errno.isDirectory)", command: command)
+        case nil: throw JouleExit.input("\(option) \(path): \(Errno.noEntry)", command: command)
+        default: return
+        }
+    }
 }

@@ -173,6 +173,21 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         // export
         CommandRow(["export", "--textfile", missing], "joule export: --textfile \(missing): No such file or directory (ENOENT)"),
         CommandRow(["export", "--textfile={T}/file"], "joule export: --textfile {T}/file: Not a directory (ENOTDIR)"),
+        // transfer: each checked before the daemon is asked (none runs here)
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--sha256", "xyz"], "Error: --sha256 must be 64 hex digits, not \"xyz\""),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--priority=urgent"], "Error: --priority must be high, normal or low, not 'urgent'"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--timeout", "-1"], "Error: --timeout must be a positive number of seconds, not -1.0"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--begin-after=nan"], "Error: --begin-after must be zero or more seconds, not nan"),
+        CommandRow(["transfer", "add", "ftp://x/y", "--to", "{T}/dir/x"], "Error: URL: unsupported scheme \"ftp\" (http and https only)"),
+        CommandRow(["transfer", "add", "notaurl", "--to", "{T}/dir/x"], "Error: URL: \"notaurl\" is not a URL"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "\(missing)/x"], "joule transfer add: --to \(missing)/x: No such file or directory (ENOENT)"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to={T}/dir"], "joule transfer add: --to {T}/dir: Is a directory (EISDIR)"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--upload", "\(missing)/f"], "joule transfer add: --upload \(missing)/f: No such file or directory (ENOENT)"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--upload={T}/dir"], "joule transfer add: --upload {T}/dir: Is a directory (EISDIR)"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--upload", "{T}/file", "--method", "GET"], "Error: --method must be PUT or POST, not 'GET'"),
+        CommandRow(["transfer", "wait", "abc", "--timeout=-1"], "Error: --timeout must be zero or more seconds"),
+        CommandRow(["transfer", "show"], "Error: Missing expected argument '<id>'"),
+        CommandRow(["transfer", "list", "--bogus"], "Error: Unknown option '--bogus'"),
         // history
         CommandRow(["history", "--since", "garbage"],
                    "Error: \"garbage\" is not a time: give a span back from now (24h, 90m, 7d, 2w, 45s), Unix seconds, or a date and time (2026-03-10T08:30, local unless it ends in Z or +HH:MM)"),

@@ -193,13 +193,13 @@ struct TransferCLITests {
 
         let again = try await joule(["cancel", id])
         #expect(again.status == 1, "\(again)")
-        #expect(again.stderr.hasPrefix("joule: transfer cancel: "), "\(again.stderr)")
+        #expect(again.stderr.hasPrefix("joule transfer cancel: "), "\(again.stderr)")
         #expect(!FaultHTTPServer.exists(destination))
         #expect(!FaultHTTPServer.exists(destination + ".part"))
 
         let unknown = try await joule(["show", "ffffffff"])
-        #expect(unknown.status == 1, "\(unknown)")
-        #expect(unknown.stderr == "joule: transfer show: no transfer ffffffff\n")
+        #expect(unknown.status == 2, "\(unknown)")
+        #expect(unknown.stderr == "joule transfer show: no transfer ffffffff\n")
     }
 
     /// `--upload` relative to the caller's directory reaches the daemon absolute: the
@@ -291,7 +291,7 @@ struct TransferCLITests {
         let missing = "/nonexistent-\(UUID().uuidString)/dir"
         let noDirectory = try await joule(["add", server.url("/x"), "--to", missing + "/file"])
         #expect(noDirectory.status == 2, "\(noDirectory)")
-        #expect(noDirectory.stderr.hasPrefix("joule: transfer add: ") && noDirectory.stderr.contains(missing), "\(noDirectory.stderr)")
+        #expect(noDirectory.stderr.hasPrefix("joule transfer add: ") && noDirectory.stderr.contains(missing), "\(noDirectory.stderr)")
 
         let first = try await add([server.url("/busy.bin"), "--to", destination, "--begin-after", "3600"])
         let second = try await joule(["add", server.url("/other.bin"), "--to", destination])
