@@ -116,7 +116,8 @@ import Testing
     @Test func missingCapture() async throws {
         for sub in [["scan", "--json"], ["scan"], ["monitor", "--region", Self.uuid], ["range", "--region", Self.uuid]] {
             let result = try await CLIHarness.run(["beacons"] + sub + ["--replay", "/nonexistent/x.btsnoop"])
-            #expect(result.status == 1)
+            // The capture is the user's input (issue 32's one rule).
+            #expect(result.status == 2)
             #expect(result.stderr.contains("/nonexistent/x.btsnoop"))
             #expect(result.stderr.contains("No such file or directory"))
         }
@@ -125,7 +126,7 @@ import Testing
     @Test(arguments: ["bad-magic", "unknown-datalink", "short-header"])
     func unreadableCaptures(name: String) async throws {
         let result = try await CLIHarness.run(["beacons", "scan", "--json", "--replay", Self.path(name + ".btsnoop")])
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr.contains("btsnoop"))
         #expect(result.stdout.isEmpty)
     }
@@ -153,7 +154,8 @@ import Testing
         let result = try await CLIHarness.run(["beacons", "scan"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no Bluetooth support") || result.stderr.contains("no Bluetooth LE adapter"))
+        // A file the user names in a missing directory is their input, checked first.
         let record = try await CLIHarness.run(["beacons", "record", "--out", "/nonexistent-dir/x.btsnoop"])
-        #expect(record.status == 1)
+        #expect(record.status == 2)
     }
 }

@@ -183,6 +183,29 @@ struct DaemonCLITests {
         #expect(daemon.log.contains("\(daemon.config):2:22: lowPowerMode.actuators: unknown actuator \"magic\""), "\(daemon.log)")
     }
 
+    /// Issue 32: the daemon's snapshot carries what direct mode shows, hwmon included, in the
+    /// table and in `status --json`.
+    @Test func daemonModeStatusKeepsTheHwmonSensors() async throws {
+        let daemon = try await DaemonHarness()
+        try await daemon.start()
+        defer { daemon.end() }
+        let direct = await DaemonHarnessRun.run(daemon, ["status", "--root", daemon.knobs.path])
+        let viaDaemon = await DaemonHarnessRun.run(daemon, ["status"])
+        #expect(viaDaemon.stdout.contains("joule daemon (system bus)"), "\(viaDaemon.stdout)\(viaDaemon.stderr)")
+        func sensors(_ text: String) -> [Substring] {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            guard let start = lines.firstIndex(of: "Sensors (hwmon)") else { return [] }
+            return Array(lines[start...].prefix { !$0.isEmpty })
+        }
+        #expect(sensors(direct.stdout).count == 6, "\(direct.stdout)")
+        #expect(sensors(viaDaemon.stdout) == sensors(direct.stdout), "\(viaDaemon.stdout)")
+        let json = await DaemonHarnessRun.run(daemon, ["status", "--json"])
+        let object = try StatusCLITests.parse(json.stdout)
+        #expect(object["source"] as? String == "daemon")
+        #expect((object["hwmon"] as? [[String: Any]])?.map { $0["input"] as? String } == ["temp1", "temp2", "temp3", "temp4", "temp5"])
+        #expect(await daemon.stop() == 0)
+    }
+
     /// Issue 32: a config the user named must be there; only the default path may be absent.
     @Test func aNamedConfigThatIsMissingOrADirectoryExits2() async throws {
         let daemon = try await DaemonHarness()

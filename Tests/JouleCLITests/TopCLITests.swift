@@ -185,6 +185,26 @@ final class TopFixture {
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
     }
 
+    /// Issue 32: text output shows 24-hour local time in every locale: with a zone where it is
+    /// now afternoon and an American locale, top's header says 13:xx-23:xx, never "PM".
+    @Test func timesAre24HourInEveryLocale() async throws {
+        let fixture = try await TopFixture(Self.xps)
+        let hour = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date()).hour!
+        let offset = ((18 - hour) % 24 + 24) % 24 > 12 ? ((18 - hour) % 24 + 24) % 24 - 24 : ((18 - hour) % 24 + 24) % 24
+        // tzdata's Etc zones are west-positive: Etc/GMT-5 is UTC+5.
+        let zone = "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset))"
+        try #require(FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/" + zone), "tzdata is not installed")
+        let result = try await CLIHarness.run(
+            ["top", "--root", fixture.path, "--count", "1", "--interval", "0.1"],
+            environment: ["TZ": zone, "LANG": "en_US.UTF-8", "LC_ALL": "en_US.UTF-8"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let header = result.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let match = header.firstMatch(of: #/^joule top  (\d\d):(\d\d):(\d\d)  /#)
+        #expect(match != nil, "\(header)")
+        if let match { #expect((13...23).contains(Int(match.1)!), "\(header) in \(zone)") }
+        #expect(!header.contains("AM") && !header.contains("PM"), "\(header)")
+    }
+
     @Test func aMissingRootExitsTwo() async throws {
         let result = try await CLIHarness.run(["top", "--root", "/nonexistent-joule-root", "--count", "1"])
         #expect(result.status == 2)
