@@ -201,8 +201,8 @@ import Glibc
         // An unknown app name.
         let result = try await run.app(["background", "nope"])
         #expect(result.status == 2)
-        // The app has exited by now: nothing runs.
-        #expect(result.stderr == "joule: app background: no supervised app is named \"nope\" (none is running)\n", "\(result.stderr)")
+        // The app has exited by now, though its socket may still be going away.
+        #expect(result.stderr.hasPrefix("joule: app background: no supervised app is named \"nope\" ("), "\(result.stderr)")
         try? FileManager.default.removeItem(atPath: answer)
     }
 

@@ -7,11 +7,14 @@ public final class AppControlServer: Sendable {
     private let task: Task<Void, Never>
     /// Each events subscriber's forwarding task, by connection.
     private let watchers = Locked<[Int: Task<Void, Never>]>([:])
+    /// The transition being answered, if any: a terminate ends the app, and the run may then
+    /// finish before the answer is sent (`joule app terminate` read EOF as "no answer").
+    private let answering = Locked<Task<Void, Never>?>(nil)
 
     public init(path: String, supervisor: AppSupervisor, log: @escaping @Sendable (String) -> Void) throws(HardwareError) {
         let server = try SeqPacketServer(path: path, mode: 0o600, limit: AppControlMessage.maxBytes)
         self.server = server
-        let watchers = watchers
+        let watchers = watchers, answering = answering
         task = Task {
             for await event in server.events {
                 switch event {
@@ -31,13 +34,22 @@ public final class AppControlServer: Sendable {
                     }
                     switch message {
                     case .transition(let request):
-                        let name = await supervisor.names.first ?? ""
-                        do {
-                            try await supervisor.request(request, app: name)
-                            server.send(AppControlMessage.ok, to: id)
-                        } catch {
-                            server.send(AppControlMessage.error("\(error)"), to: id)
+                        // Made under the lock, so `finish` cannot miss it however soon the app ends.
+                        let answer = answering.withLock { current in
+                            let answer = Task {
+                                let name = await supervisor.names.first ?? ""
+                                do {
+                                    try await supervisor.request(request, app: name)
+                                    server.send(AppControlMessage.ok, to: id)
+                                } catch {
+                                    server.send(AppControlMessage.error("\(error)"), to: id)
+                                }
+                            }
+                            current = answer
+                            return answer
                         }
+                        await answer.value
+                        answering.withLock { $0 = nil }
                     case .list:
                         server.send(AppControlMessage.apps(await supervisor.list()), to: id)
                     case .events:
@@ -62,6 +74,7 @@ public final class AppControlServer: Sendable {
     /// the supervisor's `finishEvents()`, or the last lines (`exited`) race the exit. Sends never
     /// block, so this does not wait on a client that stopped reading.
     public func finish() async {
+        await answering.withLock { $0 }?.value
         for watcher in watchers.withLock({ Array($0.values) }) { await watcher.value }
         stop()
     }
