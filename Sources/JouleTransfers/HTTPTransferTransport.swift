@@ -17,6 +17,11 @@ public final class HTTPTransferTransport: TransferTransport {
     public func attempt(
         _ transfer: Transfer, tuning: TransferTuning, onDurable: @escaping @Sendable (DurableProgress) async -> Void
     ) async -> TransferAttemptResult {
+        // A transfer stored before its URL was checked this strictly fails instead of reaching
+        // the HTTP stack, which traps on a port beyond 16 bits.
+        do throws(TransferRequest.Invalid) { try TransferRequest.checkURL(transfer.url) } catch {
+            return refuse(transfer, error.message)
+        }
         if transfer.method.isUpload {
             guard let source = transfer.uploadSource else {
                 return refuse(transfer, "a \(transfer.method.rawValue) transfer without an upload source")

@@ -13,16 +13,16 @@ struct Beacons: AsyncParsableCommand {
 
 /// Where adverts come from, and how the radio is driven. Shared by every subcommand.
 struct BeaconSourceOptions: ParsableArguments {
-    @Option(help: "Replay a btsnoop capture (datalink 1001, 1002 or 2001) instead of scanning; capture time is the clock.")
+    @Option(parsing: .unconditional, help: "Replay a btsnoop capture (datalink 1001, 1002 or 2001) instead of scanning; capture time is the clock.")
     var replay: String?
 
     @Flag(help: "With --replay, pace the replay at the capture's real speed.")
     var realtime = false
 
-    @Option(help: "Adapter to scan with, e.g. hci0 (default: the first LE adapter that is up).")
+    @Option(parsing: .unconditional, help: "Adapter to scan with, e.g. hci0 (default: the first LE adapter that is up).")
     var adapter: String?
 
-    @Option(help: "How to reach the radio: auto (bluez when bluetoothd has the adapter, else hci), hci (raw HCI socket) or bluez (bluetoothd's D-Bus API).")
+    @Option(parsing: .unconditional, help: "How to reach the radio: auto (bluez when bluetoothd has the adapter, else hci), hci (raw HCI socket) or bluez (bluetoothd's D-Bus API).")
     var transport: BeaconTransportKind = .auto
 
     @Flag(help: "Active scanning (request scan responses); passive by default.")
@@ -31,7 +31,7 @@ struct BeaconSourceOptions: ParsableArguments {
     @Flag(help: "Use the LE extended scan commands (also chosen automatically when the controller refuses legacy ones).")
     var extended = false
 
-    @Option(help: "Scan duty cycle WINDOW_MS/INTERVAL_MS (2.5 to 10240 ms), e.g. 30/300.")
+    @Option(parsing: .unconditional, help: "Scan duty cycle WINDOW_MS/INTERVAL_MS (2.5 to 10240 ms), e.g. 30/300.")
     var duty: Spec<ScanDuty>?
 
     @Flag(help: "Scan as asked even in Low Power Mode or a serious or critical thermal state (live scans only).")

@@ -14,7 +14,7 @@ struct BeaconsMonitor: AsyncParsableCommand {
     @Option(name: .customLong("exit-timeout"), parsing: .unconditional, help: "Seconds of listening without a matching advert before a region is left.")
     var exitTimeout: Double = 10
 
-    @Option(help: "Shell command run on each event, with JOULE_EVENT, JOULE_REGION, JOULE_UUID, JOULE_MAJOR, JOULE_MINOR and JOULE_TIMESTAMP set.")
+    @Option(parsing: .unconditional, help: "Shell command run on each event, with JOULE_EVENT, JOULE_REGION, JOULE_UUID, JOULE_MAJOR, JOULE_MINOR and JOULE_TIMESTAMP set.")
     var exec: String?
 
     @Flag(name: .customLong("no-auto-pause"), help: "Keep scanning at the monitoring duty cycle instead of backing off while nothing changes.")

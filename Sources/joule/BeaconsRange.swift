@@ -26,7 +26,7 @@ struct BeaconsRange: AsyncParsableCommand {
     @Option(name: .customLong("rssi-trim"), parsing: .unconditional, help: "Fraction of samples trimmed from each end before averaging.")
     var rssiTrim: Double = 0.1
 
-    @Option(name: .customLong("distance-coefficients"), help: "A,B,C of distance = A*(rssi/txPower)^B + C.")
+    @Option(name: .customLong("distance-coefficients"), parsing: .unconditional, help: "A,B,C of distance = A*(rssi/txPower)^B + C.")
     var distanceCoefficients = Spec<DistanceModel>(argument: "0.42093,6.9476,0.54992")
 
     @Flag(help: "One JSON line per beacon per interval.")

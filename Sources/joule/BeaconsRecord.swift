@@ -11,7 +11,7 @@ struct BeaconsRecord: AsyncParsableCommand {
 
     @OptionGroup var source: BeaconSourceOptions
 
-    @Option(help: "The btsnoop file to write.")
+    @Option(parsing: .unconditional, help: "The btsnoop file to write.")
     var out: String
 
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: until SIGINT/SIGTERM).")
@@ -24,8 +24,22 @@ struct BeaconsRecord: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Everything the user named is checked, and the radio opened, before --out is created
+        // or truncated: a refused run leaves the file as it was.
+        try UserPath.outputFile(out, option: "--out", command: "beacons record")
+        var opened: OpenedBeaconTransport?
+        if let replay = source.replay {
+            do throws(BTSnoopError) { _ = try BTSnoopReader(path: replay) } catch {
+                throw JouleExit.input("\(error)", command: "beacons record")
+            }
+        } else {
+            do throws(HCITransportError) { opened = try await BeaconTransportChooser.open(source.transport, adapter: source.adapter) } catch {
+                throw JouleExit.system("\(error)", command: "beacons record")
+            }
+        }
         let writer: BTSnoopWriter
         do throws(HardwareError) { writer = try BTSnoopWriter(path: out) } catch {
+            await opened?.transport.close()
             throw JouleExit.input("\(error)", command: "beacons record")
         }
         let recorder = BeaconRecorder(writer: writer, duration: duration.map { .seconds(clamping: $0) })
@@ -33,15 +47,9 @@ struct BeaconsRecord: AsyncParsableCommand {
             do throws(BeaconRecorder.Failure) {
                 if let warning = try recorder.convert(capture: replay) { Console.error("warning: \(warning)") }
             } catch {
-                Console.error("joule beacons record: \(error)")
-                throw ExitCode(1)
+                throw JouleExit.system("\(error)", command: "beacons record")
             }
-        } else {
-            let opened: OpenedBeaconTransport
-            do throws(HCITransportError) { opened = try await BeaconTransportChooser.open(source.transport, adapter: source.adapter) } catch {
-                Console.error("joule beacons: \(error)")
-                throw ExitCode(1)
-            }
+        } else if let opened {
             Console.error("joule beacons: \(opened.description)")
             if let warning = opened.warning { Console.error("warning: \(warning)") }
             let live = opened.transport
@@ -56,14 +64,10 @@ struct BeaconsRecord: AsyncParsableCommand {
             }
             signals.cancel()
             await live.close()
-            if let failure {
-                Console.error("joule beacons record: \(failure)")
-                throw ExitCode(1)
-            }
+            if let failure { throw JouleExit.system("\(failure)", command: "beacons record") }
         }
         do throws(HardwareError) { try writer.close() } catch {
-            Console.error("joule beacons record: \(error)")
-            throw ExitCode(1)
+            throw JouleExit.system("\(error)", command: "beacons record")
         }
         Console.error("joule beacons record: \(writer.recordCount) records written to \(out)")
     }

@@ -28,10 +28,10 @@ struct CPUMonitorCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Trailing window in seconds.")
     var window: Double = 60
 
-    @Option(help: "What to do on a violation: kill, throttle or report.")
+    @Option(parsing: .unconditional, help: "What to do on a violation: kill, throttle or report.")
     var action: CPUMonitorAction = .kill
 
-    @Option(help: ArgumentHelp("Directory for reports (default: $JOULE_STATE_DIR/reports).", valueName: "dir"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Directory for reports (default: $JOULE_STATE_DIR/reports).", valueName: "dir"))
     var reports: String?
 
     @Option(parsing: .unconditional, help: "Sampling interval in seconds (default: a tenth of the window, at most 1).")
@@ -43,16 +43,16 @@ struct CPUMonitorCommand: AsyncParsableCommand {
     @Flag(help: "Decide and write reports, but never signal a process or change a cgroup.")
     var dryRun = false
 
-    @Option(name: .customLong("pid"), help: ArgumentHelp("Watch this process (repeatable).", valueName: "pid"))
+    @Option(name: .customLong("pid"), parsing: .unconditionalSingleValue, help: ArgumentHelp("Watch this process (repeatable).", valueName: "pid"))
     var pids: [Int32] = []
 
-    @Option(name: .customLong("match"), help: ArgumentHelp("Watch processes whose name or command line matches (repeatable).", valueName: "regex"))
+    @Option(name: .customLong("match"), parsing: .unconditionalSingleValue, help: ArgumentHelp("Watch processes whose name or command line matches (repeatable).", valueName: "regex"))
     var patterns: [String] = []
 
-    @Option(name: .customLong("cgroup"), help: ArgumentHelp("Watch processes in this cgroup v2 path or below (repeatable).", valueName: "path"))
+    @Option(name: .customLong("cgroup"), parsing: .unconditionalSingleValue, help: ArgumentHelp("Watch processes in this cgroup v2 path or below (repeatable).", valueName: "path"))
     var cgroups: [String] = []
 
-    @Option(name: .customLong("uid"), help: ArgumentHelp("Watch processes of this user ID (repeatable).", valueName: "uid"))
+    @Option(name: .customLong("uid"), parsing: .unconditionalSingleValue, help: ArgumentHelp("Watch processes of this user ID (repeatable).", valueName: "uid"))
     var uids: [UInt32] = []
 
     func monitorConfiguration() throws(CPUMonitorError) -> CPUMonitorConfiguration {

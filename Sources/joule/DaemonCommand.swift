@@ -26,10 +26,10 @@ struct DaemonCommand: AsyncParsableCommand {
     @Flag(exclusivity: .exclusive, help: "Which bus to serve on (default: --system).")
     var bus: JouleDaemon.BusKind = .system
 
-    @Option(name: .long, help: ArgumentHelp("Read devices and knobs from a fixture tree.", valueName: "dir"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Read devices and knobs from a fixture tree.", valueName: "dir"))
     var root: String?
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "The YAML config (default /etc/joule/joule.yaml, or $XDG_CONFIG_HOME/joule/joule.yaml with --session).",
         valueName: "file"))
     var config: String?
@@ -45,6 +45,8 @@ struct DaemonCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = CurrentProcess.environment()
         let knobRoot = root.map { FileRoot($0) } ?? .live
+        // Checked first, --restore included: a missing tree restores nothing and says so.
+        let devices = try DeviceRoot(root)
         if restore {
             do {
                 for outcome in try KnobActuator.restoreFromJournal(root: knobRoot).outcomes {
@@ -60,7 +62,6 @@ struct DaemonCommand: AsyncParsableCommand {
             Console.error("joule daemon: no config path: set XDG_CONFIG_HOME or HOME, or pass --config")
             throw ExitCode(2)
         }
-        let devices = try DeviceRoot(root)
         var options = JouleDaemon.Options(
             bus: bus, configPath: configPath, source: devices.source, procRoot: devices.procRoot, knobRoot: knobRoot,
             stateDirectory: StateDirectory.current(), runtimeDirectory: RuntimeDirectory.current(), environment: environment,

@@ -23,7 +23,8 @@ struct DeviceRoot {
         do {
             try fixture.checkRoot()
         } catch {
-            throw JouleExit.input("cannot read root \(root): \(error.errno.map(String.init(describing:)) ?? error.description)")
+            let place = error.path == root ? "" : "\(error.path): "
+            throw JouleExit.input("cannot read root \(root): \(place)\(error.errno.map(String.init(describing:)) ?? error.description)")
         }
         guard FileSystem.kind(of: root + "/sys") == .directory || FileSystem.kind(of: root + "/proc") == .directory else {
             throw JouleExit.input("root \(root) holds neither sys/ nor proc/: not a machine's tree (a fixture such as hw-fixtures/NAME holds them)")

@@ -12,7 +12,7 @@ struct DevicesCommand: ParsableCommand {
     @Argument(help: "Kernel subsystem, e.g. power_supply, thermal, hwmon, dmi.")
     var subsystem: String
 
-    @Option(name: .long, help: ArgumentHelp("Read a fixture tree instead of libudev.", valueName: "dir"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Read a fixture tree instead of libudev.", valueName: "dir"))
     var root: String?
 
     func validate() throws {

@@ -26,10 +26,10 @@ struct EnforceCommand: AsyncParsableCommand {
             live system's processes and cgroups.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("The policy file (YAML).", valueName: "file"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("The policy file (YAML).", valueName: "file"))
     var policy: String?
 
-    @Option(name: .long, help: ArgumentHelp("Read power and thermal states from a fixture tree.", valueName: "dir"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Read power and thermal states from a fixture tree.", valueName: "dir"))
     var root: String?
 
     @Flag(name: .long, help: "Print JSON lines.")
@@ -46,7 +46,7 @@ struct EnforceCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Resume everything a previous run left paused (from the journal), then exit.")
     var resumeAll = false
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Where the cgroup v2 hierarchy lives (DIR/sys/fs/cgroup), for tests on a fake tree.", valueName: "dir",
         visibility: .hidden))
     var cgroupRoot: String?

@@ -18,7 +18,7 @@ struct ExportCommand: AsyncParsableCommand {
             a directory.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("Write DIR/joule.prom instead of printing.", valueName: "dir"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Write DIR/joule.prom instead of printing.", valueName: "dir"))
     var textfile: String?
 
     func validate() throws {

@@ -23,22 +23,22 @@ struct HistoryCommand: AsyncParsableCommand {
             (TZ). Exit status: 0, 1 when there is no history to read, 2 for bad arguments.
             """)
 
-    @Option(help: ArgumentHelp("Start: a span back from --until, or a time.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start: a span back from --until, or a time.", valueName: "time"))
     var since = Spec<HistoryTimeSpec>(argument: "24h")
 
-    @Option(help: ArgumentHelp("End: a time, or a span back from now (default: now).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("End: a time, or a span back from now (default: now).", valueName: "time"))
     var until: Spec<HistoryTimeSpec>?
 
     @Flag(help: "Print the rows and markers as one JSON object.")
     var json = false
 
-    @Option(help: ArgumentHelp("Write the chart as an SVG file.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write the chart as an SVG file.", valueName: "file"))
     var svg: String?
 
-    @Option(help: ArgumentHelp("Write a self-contained HTML page: the chart, the summary and tables.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Write a self-contained HTML page: the chart, the summary and tables.", valueName: "file"))
     var html: String?
 
-    @Option(help: ArgumentHelp("Read DIR/transfers.db (and DIR/reports) instead of asking the daemon.", valueName: "dir"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Read DIR/transfers.db (and DIR/reports) instead of asking the daemon.", valueName: "dir"))
     var stateDir: String?
 
     func validate() throws {

@@ -11,7 +11,7 @@ struct ReportsCommand: ParsableCommand {
         subcommands: [List.self, Show.self])
 
     struct Location: ParsableArguments {
-        @Option(help: ArgumentHelp("Reports directory (default: $JOULE_STATE_DIR/reports).", valueName: "dir"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("Reports directory (default: $JOULE_STATE_DIR/reports).", valueName: "dir"))
         var reports: String?
 
         /// The store named by --reports, else the state directory's; exits 1 without either.

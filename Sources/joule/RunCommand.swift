@@ -16,7 +16,7 @@ struct RunCommand: AsyncParsableCommand {
             lifecycle socket in $JOULE_LIFECYCLE_SOCKET.
             """)
 
-    @Option(help: "The app's name (default: the command's file name).")
+    @Option(parsing: .unconditional, help: "The app's name (default: the command's file name).")
     var name: String?
 
     @Option(parsing: .unconditional, help: "Seconds an app may run after entering the background with no task open.")

@@ -17,7 +17,7 @@ struct StatusCommand: AsyncParsableCommand {
             Exit status: 0 on success (even when some sensors fail), 1 when the root cannot be read.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("Read a fixture tree instead of the live system.", valueName: "dir"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Read a fixture tree instead of the live system.", valueName: "dir"))
     var root: String?
 
     @Flag(name: .long, help: "Print one JSON object.")

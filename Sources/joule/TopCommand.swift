@@ -25,7 +25,7 @@ struct TopCommand: AsyncParsableCommand {
         case unit
     }
 
-    @Option(name: .long, help: ArgumentHelp("Read a fixture tree instead of the live system.", valueName: "dir"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Read a fixture tree instead of the live system.", valueName: "dir"))
     var root: String?
 
     @Flag(name: .long, help: "Print one JSON line per sample.")
@@ -37,10 +37,10 @@ struct TopCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after N samples (default: until interrupted).", valueName: "n"))
     var count: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Order rows by energy (power, or the score), cpu or wakeups.", valueName: "key"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Order rows by energy (power, or the score), cpu or wakeups.", valueName: "key"))
     var sort: ProcessEnergy.Order = .energy
 
-    @Option(name: .long, help: ArgumentHelp("Group processes by their systemd unit.", valueName: "unit"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Group processes by their systemd unit.", valueName: "unit"))
     var by: Grouping?
 
     func validate() throws {

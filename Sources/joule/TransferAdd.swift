@@ -17,13 +17,13 @@ struct TransferAdd: AsyncParsableCommand {
     @Argument(help: "The http or https URL.")
     var url: String
 
-    @Option(name: .customLong("to"), help: ArgumentHelp("Where to save the download.", valueName: "path"))
+    @Option(name: .customLong("to"), parsing: .unconditional, help: ArgumentHelp("Where to save the download.", valueName: "path"))
     var destination: String?
 
-    @Option(help: ArgumentHelp("Upload this file instead of downloading.", valueName: "file"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Upload this file instead of downloading.", valueName: "file"))
     var upload: String?
 
-    @Option(help: ArgumentHelp("The upload's method: PUT (default) or POST.", valueName: "PUT|POST"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The upload's method: PUT (default) or POST.", valueName: "PUT|POST"))
     var method: String?
 
     @Flag(help: "Wait for the best time: on AC, unmetered, not in Low Power Mode, thermal at most fair, battery not low.")
@@ -35,10 +35,10 @@ struct TransferAdd: AsyncParsableCommand {
     @Flag(name: .customLong("require-ac"), help: "Only on AC power.")
     var requireAC = false
 
-    @Option(help: ArgumentHelp("high, normal (default) or low: the order in which ready transfers start.", valueName: "level"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("high, normal (default) or low: the order in which ready transfers start.", valueName: "level"))
     var priority: String?
 
-    @Option(help: ArgumentHelp("Start together with the other transfers of this batch, once all are ready.", valueName: "name"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start together with the other transfers of this batch, once all are ready.", valueName: "name"))
     var batch: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Fail if not finished within S seconds (default: the daemon's, 7 days).", valueName: "S"))
@@ -47,13 +47,13 @@ struct TransferAdd: AsyncParsableCommand {
     @Option(name: .customLong("begin-after"), parsing: .unconditional, help: ArgumentHelp("Do not begin for S seconds.", valueName: "S"))
     var beginAfter: Double?
 
-    @Option(name: .customLong("sha256"), help: ArgumentHelp("The body's expected SHA-256 (64 hex digits).", valueName: "hex"))
+    @Option(name: .customLong("sha256"), parsing: .unconditional, help: ArgumentHelp("The body's expected SHA-256 (64 hex digits).", valueName: "hex"))
     var sha256: String?
 
-    @Option(name: .customLong("header"), help: ArgumentHelp("A request header; repeatable.", valueName: "'K: V'"))
+    @Option(name: .customLong("header"), parsing: .unconditionalSingleValue, help: ArgumentHelp("A request header; repeatable.", valueName: "'K: V'"))
     var headers: [String] = []
 
-    @Option(name: .customLong("on-complete"), help: ArgumentHelp(
+    @Option(name: .customLong("on-complete"), parsing: .unconditional, help: ArgumentHelp(
         "Run with /bin/sh -c as you when it finishes (JOULE_TRANSFER_ID, _STATE, _PATH, _URL set).", valueName: "cmd"))
     var onComplete: String?
 

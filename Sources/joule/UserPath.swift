@@ -13,14 +13,19 @@ enum UserPath {
         }
     }
 
-    /// A file to write (`--svg FILE`): its directory exists, and it is not a directory itself.
+    /// A file to write (`--svg FILE`): its directory exists and this user may create files in
+    /// it, and it is not a directory itself.
     static func outputFile(_ path: String, option: String, command: String) throws {
         if FileSystem.kind(of: path) == .directory {
             throw JouleExit.input("\(option) \(path): \(Errno.isDirectory)", command: command)
         }
-        let parent = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        switch FileSystem.kind(of: parent.isEmpty ? "/" : parent) {
-        case .directory?: return
+        let cut = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let parent = cut.isEmpty ? "/" : cut
+        switch FileSystem.kind(of: parent) {
+        case .directory?:
+            if let failure = FileSystem.createFailure(inDirectory: parent) {
+                throw JouleExit.input("\(option) \(path): cannot create files in \(parent): \(failure)", command: command)
+            }
         case nil: throw JouleExit.input("\(option) \(path): \(Errno.noEntry)", command: command)
         default: throw JouleExit.input("\(option) \(path): \(Errno.notDirectory)", command: command)
         }

@@ -28,7 +28,7 @@ struct WatchCommand: AsyncParsableCommand {
             with status 1. SIGINT or SIGTERM ends the watch with status 0.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("Read a fixture tree instead of the live system.", valueName: "dir"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Read a fixture tree instead of the live system.", valueName: "dir"))
     var root: String?
 
     @Flag(name: .long, help: "Print JSON lines.")
@@ -37,7 +37,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Poll every S seconds instead of adaptively.", valueName: "s"))
     var interval: Double?
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Run CMD (with /bin/sh -c) for each event; fields arrive as JOULE_* environment variables.",
         valueName: "cmd"))
     var exec: String?
@@ -51,7 +51,7 @@ struct WatchCommand: AsyncParsableCommand {
         "Low Power Mode that turned itself on turns off once charging reaches PCT (default: 80).", valueName: "pct"))
     var lowPowerOffAt: Double?
 
-    @Option(name: .long, help: ArgumentHelp(
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
         "Battery warning levels low,critical,action in percent, only while discharging (default: 20,5,2).",
         valueName: "l,c,a"))
     var warningLevels: Spec<BatteryWarningThresholds>?

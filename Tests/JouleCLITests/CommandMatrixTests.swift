@@ -40,7 +40,7 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
     static func sandbox() throws -> URL {
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("joule-cmdmatrix-\(UUID().uuidString)")
         let manager = FileManager.default
-        for directory in ["dir", "state", "rt", "locked-dir"] {
+        for directory in ["dir", "state", "rt", "locked-dir", "tree/sys/class", "tree/proc"] {
             try manager.createDirectory(at: t.appendingPathComponent(directory), withIntermediateDirectories: true)
         }
         try Data("x\n".utf8).write(to: t.appendingPathComponent("file"))
@@ -49,6 +49,9 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         try Data("classes: [unclosed\n".utf8).write(to: t.appendingPathComponent("bad.yaml"))
         chmod(t.appendingPathComponent("locked").path, 0)
         chmod(t.appendingPathComponent("locked-dir").path, 0)
+        chmod(t.appendingPathComponent("tree").path, 0o755)
+        chmod(t.appendingPathComponent("tree/proc").path, 0o755)
+        chmod(t.appendingPathComponent("tree/sys").path, 0)
         // nobody reaches the sandbox and may write its state and runtime directories; the rest
         // stays root's alone, so root trusts the files in it (FileTrust).
         chmod(t.path, 0o755)
@@ -76,6 +79,8 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         CommandRow(["status", "--json", "--root", fixtures],
                    "joule: root \(fixtures) holds neither sys/ nor proc/: not a machine's tree (a fixture such as hw-fixtures/NAME holds them)"),
         CommandRow(["status", "--root", "{T}/locked-dir"], "joule: cannot read root {T}/locked-dir: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["status", "--root", "{T}/tree"], "joule: cannot read root {T}/tree: {T}/tree/sys: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["devices", "power_supply", "--root={T}/tree"], "joule: cannot read root {T}/tree: {T}/tree/sys: Permission denied (EACCES)", asNobody: true),
         CommandRow(["status", "--bogus"], "Error: Unknown option '--bogus'"),
         CommandRow(["status", "--root"], "Error: Missing value for '--root <dir>'"),
         // watch
@@ -118,8 +123,13 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         CommandRow(["beacons", "monitor", "--exec", " ", "--region", uuid], "Error: --exec needs a command"),
         CommandRow(["beacons", "monitor"], "Error: at least one --region NAME=UUID[:MAJOR[:MINOR]] is required"),
         CommandRow(["beacons", "record", "--out", "\(missing)/x.btsnoop", "--duration", "1"],
-                   "joule beacons record: open \(missing)/x.btsnoop: No such file or directory (ENOENT)"),
-        CommandRow(["beacons", "record", "--out={T}/dir", "--duration", "1"], "joule beacons record: open {T}/dir: Is a directory (EISDIR)"),
+                   "joule beacons record: --out \(missing)/x.btsnoop: No such file or directory (ENOENT)"),
+        CommandRow(["beacons", "record", "--out={T}/dir", "--duration", "1"], "joule beacons record: --out {T}/dir: Is a directory (EISDIR)"),
+        // The capture is checked before --out is created or truncated: {T}/file keeps its bytes.
+        CommandRow(["beacons", "record", "--out", "{T}/file", "--replay", missing],
+                   "joule beacons record: open \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["beacons", "record", "--out", "{T}/file", "--replay={T}/bad.btsnoop"],
+                   "joule beacons record: {T}/bad.btsnoop: not a btsnoop capture: file is 8 bytes, shorter than the 16-byte header"),
         CommandRow(["beacons", "record", "--out", "{T}/dir/x.btsnoop", "--duration", "-1"], "Error: --duration must be a positive number of seconds"),
         // cpu-monitor
         CommandRow(["cpu-monitor", "--limit", "-5", "--uid", "0"], "Error: --limit must be a positive percentage of one core, got -5.0"),
@@ -135,6 +145,8 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
                    "joule cpu-monitor: --reports {T}/locked-dir/r: cannot make the report directory: Permission denied (EACCES)", asNobody: true),
         CommandRow(["cpu-monitor", "--pid", "999999999"], "joule cpu-monitor: --pid 999999999: no such process"),
         CommandRow(["cpu-monitor", "--pid=abc"], "Error: The value 'abc' is invalid for '--pid <pid>'"),
+        CommandRow(["cpu-monitor", "--pid", "-5"], "Error: --pid -5 is not a process ID"),
+        CommandRow(["cpu-monitor", "--pid=-5"], "Error: --pid -5 is not a process ID"),
         CommandRow(["cpu-monitor", "--cgroup", "/joule-matrix-no-such-cgroup"],
                    "joule cpu-monitor: --cgroup /joule-matrix-no-such-cgroup: no such cgroup (no directory under /sys/fs/cgroup, and no process in it)"),
         CommandRow(["cpu-monitor", "--uid", "abc"], "Error: The value 'abc' is invalid for '--uid <uid>'"),
@@ -159,6 +171,7 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         CommandRow(["daemon", "--session", "--config", "\(missing).yaml"], "joule daemon: \(missing).yaml: cannot read: No such file or directory (ENOENT)"),
         CommandRow(["daemon", "--session", "--config={T}/dir"], "joule daemon: {T}/dir: cannot read: Is a directory (EISDIR)"),
         CommandRow(["daemon", "--session", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["daemon", "--restore", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
         CommandRow(["daemon", "--system", "--session"], "Error: Value to be set with flag '--session' had already been set with flag '--system'"),
         // run: the program must never start
         CommandRow(["run", "--grace", "-1", "--", "touch", "{T}/RAN"], "Error: --grace must be 0 to 86400 seconds, not -1.0"),
@@ -176,8 +189,16 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         // transfer: each checked before the daemon is asked (none runs here)
         CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--sha256", "xyz"], "Error: --sha256 must be 64 hex digits, not \"xyz\""),
         CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--priority=urgent"], "Error: --priority must be high, normal or low, not 'urgent'"),
-        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--timeout", "-1"], "Error: --timeout must be a positive number of seconds, not -1.0"),
-        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--begin-after=nan"], "Error: --begin-after must be zero or more seconds, not nan"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--timeout", "-1"], "Error: --timeout must be a positive number of seconds up to 31622400 (a year), not -1.0"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--timeout", "1e300"],
+                   "Error: --timeout must be a positive number of seconds up to 31622400 (a year), not 1e+300"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:99999/x", "--to", "{T}/dir/x"], "Error: URL: port \"99999\" is not a port (1 to 65535)"),
+        CommandRow(["transfer", "add", "http://[::1]:70000/x", "--to", "{T}/dir/x"], "Error: URL: port \"70000\" is not a port (1 to 65535)"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "/proc/joule-matrix"],
+                   "joule transfer add: --to /proc/joule-matrix: cannot create files in /proc: Read-only file system (EROFS)"),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/locked-dir/x"],
+                   "joule transfer add: --to {T}/locked-dir/x: cannot create files in {T}/locked-dir: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "{T}/dir/x", "--begin-after=nan"], "Error: --begin-after must be 0 to 31622400 seconds (a year), not nan"),
         CommandRow(["transfer", "add", "ftp://x/y", "--to", "{T}/dir/x"], "Error: URL: unsupported scheme \"ftp\" (http and https only)"),
         CommandRow(["transfer", "add", "notaurl", "--to", "{T}/dir/x"], "Error: URL: \"notaurl\" is not a URL"),
         CommandRow(["transfer", "add", "http://127.0.0.1:9/x", "--to", "\(missing)/x"], "joule transfer add: --to \(missing)/x: No such file or directory (ENOENT)"),
@@ -195,6 +216,10 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
                    "joule history: --since (2026-03-10T09:00Z) is not before --until (2026-03-10T08:00Z)"),
         CommandRow(["history", "--svg", "\(missing)/x.svg", "--state-dir", "{T}/dir"], "joule history: --svg \(missing)/x.svg: No such file or directory (ENOENT)"),
         CommandRow(["history", "--html={T}/dir", "--state-dir", "{T}/dir"], "joule history: --html {T}/dir: Is a directory (EISDIR)"),
+        CommandRow(["history", "--svg", "{T}/locked-dir/x.svg", "--state-dir", "{T}/dir"],
+                   "joule history: --svg {T}/locked-dir/x.svg: cannot create files in {T}/locked-dir: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["history", "--since", "-5h"],
+                   "Error: \"-5h\" is not a time: give a span back from now (24h, 90m, 7d, 2w, 45s), Unix seconds, or a date and time (2026-03-10T08:30, local unless it ends in Z or +HH:MM)"),
         CommandRow(["history", "--state-dir", missing], "joule history: --state-dir \(missing): No such file or directory (ENOENT)"),
         CommandRow(["history", "--state-dir={T}/file"], "joule history: --state-dir {T}/file: Not a directory (ENOTDIR)"),
     ]
@@ -207,6 +232,7 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         let t = try Self.sandbox()
         defer {
             chmod(t.appendingPathComponent("locked-dir").path, 0o755)
+            chmod(t.appendingPathComponent("tree/sys").path, 0o755)
             try? FileManager.default.removeItem(at: t)
         }
         let arguments = row.arguments.map { $0.replacingOccurrences(of: "{T}", with: t.path) }

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
+// statfs(2) and its f_type, which Glibc's module map leaves out (Syscalls.createFailure).
+#include <sys/vfs.h>
 
 // pidfd_open(2). glibc 2.36 has a wrapper in <sys/pidfd.h>, which Swift's Glibc module does
 // not import, and syscall(2) is variadic, which Swift cannot call. Returns -1 with errno set

@@ -16,13 +16,28 @@ public struct SysfsDeviceSource: DeviceSource {
             throw HardwareError(operation: "open root", path: root, errno: failure)
         }
         _ = try Syscalls.listDirectory(root)
+        // A sys/ (or sys/class/) this user cannot list would read as a machine without devices.
+        for part in ["/sys", "/sys/class"] where Syscalls.kind(of: root + part) == .directory {
+            _ = try Syscalls.listDirectory(root + part)
+        }
+        if Syscalls.kind(of: root + "/sys/class") == nil, let failure = Syscalls.statFailure(root + "/sys/class"),
+           failure != .noEntry, failure != .notDirectory {
+            throw HardwareError(operation: "stat", path: root + "/sys/class", errno: failure)
+        }
     }
 
     public func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot] {
         try checkRoot()
         let resolvedRoot = try Syscalls.realPath(root)
         let classDirectory = root + "/sys/class/" + subsystem
-        guard Syscalls.kind(of: classDirectory) != nil else { return [] }
+        // Absent is a machine without such devices; unreachable (EACCES on sys/ or sys/class)
+        // is a tree that cannot be read, never an empty machine.
+        guard Syscalls.kind(of: classDirectory) != nil else {
+            if let failure = Syscalls.statFailure(classDirectory), failure != .noEntry, failure != .notDirectory {
+                throw HardwareError(operation: "stat", path: classDirectory, errno: failure)
+            }
+            return []
+        }
         let names = try Syscalls.listDirectory(classDirectory)
 
         var snapshots: [DeviceSnapshot] = []

@@ -206,6 +206,17 @@ extension Syscalls {
         }
     }
 
+    /// Why this user cannot create files in directory `path` (access(2) W_OK|X_OK), or EROFS for
+    /// the kernel's own file systems (proc, sysfs, cgroup, debugfs), where root passes access(2)
+    /// but no file can be made; nil when files can be made there.
+    static func createFailure(inDirectory path: String) -> Errno? {
+        guard access(path, W_OK | X_OK) == 0 else { return Errno.current }
+        var info = statfs()
+        guard statfs(path, &info) == 0 else { return Errno.current }
+        let kernel: Set<Int> = [0x9FA0, 0x6265_6572, 0x6367_7270, 0x27E0EB, 0x6462_6720]
+        return kernel.contains(Int(info.f_type)) ? Errno(EROFS) : nil
+    }
+
     /// The errno stat(2) fails with when following `path`, or nil when it succeeds.
     /// Used to report dangling symlinks in a device directory the same way on every path.
     static func statFailure(_ path: String) -> Errno? {

@@ -56,6 +56,10 @@ public enum FileSystem {
         }
     }
 
+    /// Why this user cannot create a file in directory `path` (EACCES, EROFS for proc, sysfs and
+    /// cgroup file systems), or nil when it can.
+    public static func createFailure(inDirectory path: String) -> Errno? { Syscalls.createFailure(inDirectory: path) }
+
     /// statvfs(2) of `path` (any existing file or directory on the file system).
     public static func freeSpace(_ path: String) throws(HardwareError) -> Space {
         let space = try Syscalls.fileSystemSpace(path)

@@ -188,9 +188,11 @@ public struct TransferRequest: Sendable, Hashable {
             }
             request.sha256 = lower
         }
-        if let timeout, !(timeout.isFinite && timeout > 0) { throw Invalid("timeout: must be a positive number of seconds, not \(timeout)") }
-        if let beginAfter, !(beginAfter.isFinite && beginAfter >= 0) {
-            throw Invalid("beginAfter: must be zero or more seconds, not \(beginAfter)")
+        if let timeout, !(timeout.isFinite && timeout > 0 && timeout <= Self.longestWait) {
+            throw Invalid("timeout: must be a positive number of seconds up to \(Int(Self.longestWait)) (a year), not \(timeout)")
+        }
+        if let beginAfter, !(beginAfter.isFinite && beginAfter >= 0 && beginAfter <= Self.longestWait) {
+            throw Invalid("beginAfter: must be 0 to \(Int(Self.longestWait)) seconds (a year), not \(beginAfter)")
         }
         if let batch, batch.isEmpty || batch.utf8.count > 255 { throw Invalid("batch: must be 1 to 255 bytes") }
         if let session, session.isEmpty || session.utf8.count > 255 { throw Invalid("session: must be 1 to 255 bytes") }
@@ -204,8 +206,14 @@ public struct TransferRequest: Sendable, Hashable {
         return request
     }
 
-    /// http or https with a host; nothing else goes over the network.
-    static func checkURL(_ url: String) throws(Invalid) {
+    /// The longest timeout or delay a transfer may ask for: a year (NSURLSession's resource
+    /// timeout defaults to 7 days, BITS's to 14); beyond it a deadline is no longer a date.
+    public static let longestWait = 366.0 * 86_400
+
+    /// http or https with a host and, when given, a port from 1 to 65535; nothing else goes
+    /// over the network (a port beyond 16 bits trapped in the HTTP stack, taking the daemon down
+    /// with every restart, since the transfer was stored).
+    public static func checkURL(_ url: String) throws(Invalid) {
         guard let colon = url.firstIndex(of: ":") else { throw Invalid("url: \"\(clip(url))\" is not a URL") }
         let scheme = url[..<colon].lowercased()
         guard scheme == "http" || scheme == "https" else {
@@ -216,6 +224,14 @@ public struct TransferRequest: Sendable, Hashable {
         let authority = rest.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let host = authority.split(separator: "@").last.map(String.init) ?? ""
         guard !host.isEmpty, !host.hasPrefix(":") else { throw Invalid("url: \"\(clip(url))\" has no host") }
+        // The port follows the last ':' outside an IPv6 literal's brackets.
+        let afterBracket = host.lastIndex(of: "]").map { host[host.index(after: $0)...] } ?? host[...]
+        if let colon = afterBracket.lastIndex(of: ":") {
+            let port = afterBracket[afterBracket.index(after: colon)...]
+            guard port.isEmpty || (port.utf8.count <= 5 && port.allSatisfy(\.isASCII) && port.allSatisfy(\.isNumber)
+                && (1...65535).contains(Int(port) ?? 0))
+            else { throw Invalid("url: port \"\(clip(port))\" is not a port (1 to 65535)") }
+        }
         guard !url.contains(where: { $0.isWhitespace || $0.isNewline }) else {
             throw Invalid("url: \"\(clip(url))\" contains whitespace")
         }

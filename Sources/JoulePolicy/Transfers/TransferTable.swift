@@ -47,6 +47,8 @@ public enum TransferTable {
     public static func details(_ transfer: TransferSnapshot) -> [String] {
         func time(_ seconds: Double?) -> String {
             guard let seconds, seconds.isFinite else { return "-" }
+            // Beyond what a date can say (a daemon's stored garbage): the number, never a trap.
+            guard abs(seconds) < 1e11 else { return "\(seconds)" }
             return BeaconTime.utcText(Int64((seconds * 1000).rounded()) * 1000)
         }
         let fields: [(String, String)] = [
