@@ -41,7 +41,9 @@ struct ReportsCommand: ParsableCommand {
             do {
                 listing = try store.list()
             } catch {
-                throw JouleExit.system("\(error)", command: "reports")
+                // A directory the user named that cannot be read is their input.
+                throw location.reports == nil
+                    ? JouleExit.system("\(error)", command: "reports") : JouleExit.input("\(error)", command: "reports")
             }
             for skipped in listing.skipped { Console.error("joule reports: skipped \(skipped)") }
             if json {
@@ -49,7 +51,10 @@ struct ReportsCommand: ParsableCommand {
                 return
             }
             if listing.reports.isEmpty {
-                Console.out("No reports in \(store.directory).")
+                let skipped = listing.skipped.count
+                Console.out(skipped == 0
+                    ? "No reports in \(store.directory)."
+                    : "No readable reports in \(store.directory) (\(skipped) skipped, named above).")
                 return
             }
             let rows = listing.reports.map { stored -> [String] in

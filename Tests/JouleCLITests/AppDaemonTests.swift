@@ -131,6 +131,14 @@ import Glibc
         let unknown = try await run.app(["background", "nosuch"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr == "joule: app background: no supervised app is named \"nosuch\" (running: \(run.name))\n", "\(unknown.stderr)")
+        // A second app of the same name: the user's input, one line, no D-Bus names.
+        let twin = try await CLIHarness.run(
+            ["run", "--name", run.name, "--", "/bin/true"],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address, "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
+        #expect(twin.status == 2, "\(twin.stderr)")
+        #expect(twin.stderr.split(separator: "\n").last.map(String.init)
+            == "joule run: an app named \"\(run.name)\" is already supervised (under joule daemon; pick another with --name)", "\(twin.stderr)")
+        #expect(!twin.stderr.contains("org.joule"), "\(twin.stderr)")
         if NobodyBusctl.isAvailable {
             // The bus directory must let nobody (65534) reach the socket.
             chmod(daemon.bus.directory.path, 0o755)

@@ -40,7 +40,9 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
     static func sandbox() throws -> URL {
         let t = FileManager.default.temporaryDirectory.appendingPathComponent("joule-cmdmatrix-\(UUID().uuidString)")
         let manager = FileManager.default
-        for directory in ["dir", "state", "rt", "locked-dir", "tree/sys/class", "tree/proc"] {
+        // rt/apps is there already: joule run makes it (its runtime directory) before it knows
+        // whether the program starts, as a runtime directory it keeps.
+        for directory in ["dir", "state", "rt/apps", "locked-dir", "tree/sys/class", "tree/proc"] {
             try manager.createDirectory(at: t.appendingPathComponent(directory), withIntermediateDirectories: true)
         }
         try Data("x\n".utf8).write(to: t.appendingPathComponent("file"))
@@ -56,7 +58,7 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         // stays root's alone, so root trusts the files in it (FileTrust).
         chmod(t.path, 0o755)
         chmod(t.path + "/dir", 0o755)
-        for path in ["/state", "/rt"] { chmod(t.path + path, 0o777) }
+        for path in ["/state", "/rt", "/rt/apps"] { chmod(t.path + path, 0o777) }
         return t
     }
 
@@ -180,6 +182,9 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         CommandRow(["run", "--name", "bad/name", "--", "touch", "{T}/RAN"],
                    "Error: \"bad/name\" is not an app name: use 1 to 64 letters, digits, '.', '_' or '-', not starting with '.'"),
         CommandRow(["run"], "Error: give the command after --, e.g. joule run -- ./app"),
+        // A program that cannot start: its reason is the first and only line, nothing claims it ran.
+        CommandRow(["run", "--", "\(missing)/cmd"], "joule run: \(missing)/cmd: No such file or directory (ENOENT)", status: 127),
+        CommandRow(["run", "--", "{T}/file"], "joule run: {T}/file: Permission denied (EACCES)", status: 127),
         // app
         CommandRow(["app", "background", "nosuch"], "joule: app background: no supervised app is named \"nosuch\" (none is running)"),
         CommandRow(["app", "frob"], "Error: Unexpected argument 'frob'"),

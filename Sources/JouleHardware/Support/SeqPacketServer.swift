@@ -25,6 +25,10 @@ public final class SeqPacketServer: Sendable {
     }
     private let table = Table()
     private let thread: StoppableThread
+    /// Set by `stop()`, which removes the socket file itself: a process that exits right after
+    /// stopping (a `joule run` whose program could not start) left it behind when only the
+    /// thread removed it, and the thread must not remove a later server's file of that name.
+    private let unlinked = Locked(false)
 
     /// Listens at `path` (replacing a stale socket there) with `mode`; packets over `limit`
     /// bytes are reported by length and not kept.
@@ -34,7 +38,7 @@ public final class SeqPacketServer: Sendable {
         let queue = HandoffQueue<Event>()
         events = queue.stream()
         let listener = try Syscalls.listenSeqPacket(path, mode: mode)
-        let table = table
+        let table = table, unlinked = unlinked
         do {
             thread = try StoppableThread(name: "joule-seqpacket", body: { stopFD, ready throws(HardwareError) in
                 ready()
@@ -92,7 +96,7 @@ public final class SeqPacketServer: Sendable {
                     Syscalls.close(fd)
                 }
                 Syscalls.close(listener)
-                Syscalls.unlinkIfSocket(path)
+                if !unlinked.withLock({ $0 }) { Syscalls.unlinkIfSocket(path) }
                 queue.finish()
             })
         } catch {
@@ -126,5 +130,12 @@ public final class SeqPacketServer: Sendable {
     public func giveTo(uid: UInt32, gid: UInt32) throws(HardwareError) { try Syscalls.changeOwner(path, uid: uid, gid: gid) }
 
     /// Closes every connection and the listener, and removes the socket file.
-    public func stop() { thread.stop() }
+    public func stop() {
+        let first = unlinked.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        if first { Syscalls.unlinkIfSocket(path) }
+        thread.stop()
+    }
 }

@@ -20,6 +20,8 @@ public struct AppRunner: Sendable {
     public static let setupFailure: Int32 = 1
     /// A command that cannot start exits with this, as in a shell.
     public static let cannotStart: Int32 = 127
+    /// The name the user chose (or the command's) is already supervised: their input, exit 2.
+    public static let nameTaken: Int32 = 2
 
     public init(name: String?, command: [String], configuration: AppLifecycleMachine.Configuration,
                 runtime: RuntimeDirectory, environment: [String: String]) {
@@ -98,7 +100,7 @@ public struct AppRunner: Sendable {
         for line in AppPauseLedger.recoverLeftovers(in: appsDirectory, controller: controller) { say(line) }
         if (try? SeqPacketClient(path: controlSocket)) != nil {
             say(AppSupervisorError.nameInUse(name).description + " (by another joule run; pick one with --name)")
-            return Self.setupFailure
+            return Self.nameTaken
         }
         do {
             try ChildProcess.becomeSubreaper()
@@ -108,14 +110,7 @@ public struct AppRunner: Sendable {
         }
         var containment = AppContainment.choose(name: name, environment: environment, procfs: controller.procfs, freezer: controller.freezer)
         var cgroupProcs: String?
-        switch containment {
-        case .cgroup(let cgroup):
-            cgroupProcs = controller.freezer.directory(cgroup) + "/cgroup.procs"
-        case .processTree(let reason):
-            noteProcessTree(reason, say: say)
-        case .systemdScope, .scope:
-            break
-        }
+        if case .cgroup(let cgroup) = containment { cgroupProcs = controller.freezer.directory(cgroup) + "/cgroup.procs" }
         // With joule daemon running, the app is registered with it and it supervises.
         var daemon = await AppsClient.find(environment: environment)
         var socketPath = lifecycleSocket
@@ -123,9 +118,9 @@ public struct AppRunner: Sendable {
             do {
                 socketPath = try await client.register(name: name, configuration: configuration)
             } catch {
-                if case .remote(_, _, let errorName, _) = error, errorName == AppsService.nameInUseError {
-                    say("joule daemon: \(error)")
-                    return Self.setupFailure
+                if case .remote(_, _, let errorName, let message) = error, errorName == AppsService.nameInUseError {
+                    say(message + " (under joule daemon; pick another with --name)")
+                    return Self.nameTaken
                 }
                 say("joule daemon did not take the app (\(error)); supervising it here")
                 await client.close()
@@ -152,12 +147,16 @@ public struct AppRunner: Sendable {
             containment = await AppContainment.enterScope(
                 app: name, pid: child.pid, reason: reason, environment: environment, procfs: controller.procfs,
                 freezer: controller.freezer)
-            if case .processTree(let reason) = containment { noteProcessTree(reason, say: say) }
         }
+        // Said once the program runs: a name in use or a program that cannot start is the
+        // first and only line.
+        var treeReason: String?
+        if case .processTree(let reason) = containment { treeReason = reason }
         // A cgroup joule made is removed at the end; systemd collects its scopes.
         var madeCgroup: String?
         if case .cgroup(let path) = containment { madeCgroup = path }
         if let daemon {
+            if let treeReason { noteProcessTree(treeReason, say: say) }
             return await runRegistered(
                 child: child, daemon: daemon, cgroup: containment.cgroup, madeCgroup: madeCgroup, controller: controller, say: say)
         }
@@ -177,7 +176,7 @@ public struct AppRunner: Sendable {
         let conditions = await Self.followConditions(supervisor: supervisor, environment: environment)
         defer { conditions?.cancel() }
         do {
-            try await supervisor.add(registration)
+            try await supervisor.add(registration, announce: false)
             control = try AppControlServer(path: controlSocket, supervisor: supervisor, log: say)
         } catch {
             child.abandon()
@@ -196,6 +195,8 @@ public struct AppRunner: Sendable {
         }
         do {
             try child.release()
+            if let treeReason { noteProcessTree(treeReason, say: say) }
+            await supervisor.announce(name)
             termination = await child.termination(reapOrphans: true)
         } catch {
             say(error.description)

@@ -66,7 +66,11 @@ public actor AppSupervisor {
 
     /// Starts supervising an app; it starts `active`. Listens on its lifecycle socket when
     /// one is given.
-    public func add(_ registration: AppRegistration, socketOwner: (uid: UInt32, gid: UInt32)? = nil) throws(AppSupervisorError) {
+    /// `announce` false leaves the "supervised" line to `announce(_:)`, for a caller that has yet
+    /// to start the program (a program that cannot start was never supervised).
+    public func add(
+        _ registration: AppRegistration, socketOwner: (uid: UInt32, gid: UInt32)? = nil, announce: Bool = true
+    ) throws(AppSupervisorError) {
         let name = registration.name
         guard AppSupervisorError.isValidName(name) else { throw .invalidName(name) }
         guard apps[name] == nil else { throw .nameInUse(name) }
@@ -89,8 +93,14 @@ public actor AppSupervisor {
         }
         apps[name] = app
         order.append(name)
-        log("\(name) [\(registration.identity.pid)]: supervised, \(describe(registration))")
+        if announce { self.announce(name) }
         reschedule()
+    }
+
+    /// Logs that `name` is supervised, and how.
+    public func announce(_ name: String) {
+        guard let registration = apps[name]?.registration else { return }
+        log("\(name) [\(registration.identity.pid)]: supervised, \(describe(registration))")
     }
 
     /// The app's main process ended: records `exited`, resumes whatever is still held, and
