@@ -8,7 +8,16 @@ enum ClockTime {
         format: "\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
         timeZone: .current, calendar: Calendar(identifier: .gregorian))
 
+    private static let dateStyle = Date.VerbatimFormatStyle(
+        format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
+        timeZone: .current, calendar: Calendar(identifier: .gregorian))
+
     static func text(_ timestamp: Double) -> String {
         Date(timeIntervalSince1970: timestamp).formatted(style)
+    }
+
+    /// A date and time of day for lists that span days: `2026-11-29 13:09:10`, local.
+    static func dateTime(_ timestamp: Double) -> String {
+        Date(timeIntervalSince1970: timestamp).formatted(dateStyle)
     }
 }

@@ -61,28 +61,20 @@ struct ReportsCommand: ParsableCommand {
                 let report = stored.report
                 return [
                     String(report.incidentIdentifier.prefix(8)),
-                    Self.date(report.timestamp),
+                    ClockTime.dateTime(report.timestamp.timeIntervalSince1970),
                     "\(report.processName) [\(report.pid)]",
                     report.exceptionSubtype,
-                    "\(report.observedPercent)% over \(Int(report.observedSeconds.rounded())) s (limit \(ReportsCommand.number(report.limitPercent))% over \(ReportsCommand.number(report.windowSeconds)) s)",
+                    "\(report.observedPercent)% over \(ResourceReport.spanSeconds(report.observedSeconds)) s (limit \(ReportsCommand.number(report.limitPercent))% over \(ReportsCommand.number(report.windowSeconds)) s)",
                     report.dryRun ? "dry run" : report.action,
                 ]
             }
-            let header = ["ID", "DATE (UTC)", "PROCESS", "SUBTYPE", "OBSERVED", "ACTION"]
+            let header = ["ID", "DATE", "PROCESS", "SUBTYPE", "OBSERVED", "ACTION"]
             let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
             for row in [header] + rows {
                 Console.out(row.enumerated().map { index, cell in
                     index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                 }.joined(separator: "  "))
             }
-        }
-
-        static func date(_ date: Date) -> String {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(secondsFromGMT: 0)
-            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-            return formatter.string(from: date)
         }
 
         /// One list entry: the what, when and how bad of a report, and its files.
@@ -134,7 +126,5 @@ struct ReportsCommand: ParsableCommand {
         }
     }
 
-    static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-    }
+    static func number(_ value: Double) -> String { ResourceReport.number(value) }
 }

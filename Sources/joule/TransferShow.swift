@@ -20,7 +20,7 @@ struct TransferShow: AsyncParsableCommand {
         if json {
             Console.out(reply.json.trimmingWhitespace)
         } else {
-            for line in TransferTable.details(reply.transfer) { Console.out(line) }
+            for line in TransferTable.details(reply.transfer, clock: ClockTime.dateTime) { Console.out(line) }
         }
     }
 }

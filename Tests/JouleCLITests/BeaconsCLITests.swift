@@ -31,6 +31,23 @@ import Testing
         #expect(result.stdout == (try Self.expected("multi-report-h4.expected.ndjson")))
     }
 
+    /// Issue 32: text shows 24-hour local time (JSON keeps UTC): one hour east of UTC, the same
+    /// capture's first line reads an hour later.
+    @Test func scanTableTimesAreLocal() async throws {
+        func firstLine(_ zone: String) async throws -> String {
+            let result = try await CLIHarness.run(
+                ["beacons", "scan", "--replay", Self.path("all-kinds-h4.btsnoop")], environment: ["TZ": zone, "LC_ALL": "en_US.UTF-8"])
+            #expect(result.status == 0)
+            return result.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        }
+        try #require(FileManager.default.fileExists(atPath: "/usr/share/zoneinfo/Etc/GMT-1"), "tzdata is not installed")
+        let utc = try await firstLine("Etc/UTC"), east = try await firstLine("Etc/GMT-1")
+        let pattern = #/^(\d{4}-\d\d-\d\d) (\d\d):(\d\d):(\d\d)(\.\d+)?: 11 beacon\(s\)$/#
+        let a = try #require(utc.firstMatch(of: pattern), "\(utc)"), b = try #require(east.firstMatch(of: pattern), "\(east)")
+        #expect((Int(a.2)! + 1) % 24 == Int(b.2)!, "\(utc) / \(east)")
+        #expect(a.3 == b.3 && a.4 == b.4)
+    }
+
     @Test func scanTableReplay() async throws {
         let result = try await CLIHarness.run(["beacons", "scan", "--replay", Self.path("all-kinds-h4.btsnoop")])
         #expect(result.status == 0)

@@ -25,7 +25,7 @@ import Glibc
         (["transfer", "add", "ftp://example.org/x", "--to", "/tmp/x"], "URL: unsupported scheme \"ftp\""),
         (["transfer", "add", "not a url", "--to", "/tmp/x"], "URL: \"not a url\" is not a URL"),
         (["transfer", "add", "https://example.org/x", "--timeout", "0"], "--timeout must be a positive number of seconds"),
-        (["transfer", "add", "https://example.org/x", "--begin-after=-5"], "--begin-after must be zero or more seconds"),
+        (["transfer", "add", "https://example.org/x", "--begin-after=-5"], "--begin-after must be 0 to 31622400 seconds (a year)"),
         (["transfer", "add", "https://example.org/x", "--batch", ""], "--batch must be 1 to 255 bytes"),
         (["transfer", "add", "https://example.org/x", "--upload", "/etc/hostname", "--sha256", String(repeating: "a", count: 64)],
          "--sha256: only a download's body can be checked"),

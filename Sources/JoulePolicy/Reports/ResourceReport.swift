@@ -112,7 +112,7 @@ public struct ResourceReport: Sendable, Equatable {
 
     /// A span in seconds as the summaries word it: whole seconds from 10 s on, as XNU's ledger
     /// counts them; below that to a tenth, so a 2-second window is never "over 0 seconds".
-    static func spanSeconds(_ value: Double) -> String {
+    public static func spanSeconds(_ value: Double) -> String {
         guard value.isFinite, value >= 0 else { return "0" }
         if value >= 10 { return String(wholeSeconds(value)) }
         return number((value * 10 + 1e-6).rounded(.down) / 10)

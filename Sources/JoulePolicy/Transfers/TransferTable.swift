@@ -43,13 +43,14 @@ public enum TransferTable {
     }
 
     /// `joule transfer show`: each field of the JSON object on a line as `key: value`, in the
-    /// object's order; times in UTC, absent values as `-`.
-    public static func details(_ transfer: TransferSnapshot) -> [String] {
+    /// object's order; times as `clock` words them (the CLI's local time; UTC by default),
+    /// absent values as `-`.
+    public static func details(_ transfer: TransferSnapshot, clock: (Double) -> String = utcText) -> [String] {
         func time(_ seconds: Double?) -> String {
             guard let seconds, seconds.isFinite else { return "-" }
             // Beyond what a date can say (a daemon's stored garbage): the number, never a trap.
             guard abs(seconds) < 1e11 else { return "\(seconds)" }
-            return BeaconTime.utcText(Int64((seconds * 1000).rounded()) * 1000)
+            return clock(seconds)
         }
         let fields: [(String, String)] = [
             ("id", transfer.id),
@@ -70,4 +71,7 @@ public enum TransferTable {
         ]
         return fields.map { "\($0.0): \($0.1)" }
     }
+
+    /// ISO-8601 UTC to the millisecond: `2026-12-06T03:58:48.706Z`.
+    public static func utcText(_ seconds: Double) -> String { BeaconTime.utcText(Int64((seconds * 1000).rounded()) * 1000) }
 }
