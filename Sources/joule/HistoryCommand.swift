@@ -20,7 +20,8 @@ struct HistoryCommand: AsyncParsableCommand {
             back from --until, which defaults to now; times may also be Unix seconds or \
             2026-03-10T08:30 (local time unless it ends in Z or +HH:MM); a history younger than \
             --since starts at its first row. Labels are in local time \
-            (TZ). Exit status: 0, 1 when there is no history to read, 2 for bad arguments.
+            (TZ). Exit status: 0, 1 when there is no history to read, 2 for bad arguments or a \
+            --state-dir without a readable history.
             """)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Start: a span back from --until, or a time.", valueName: "time"))
@@ -71,8 +72,15 @@ struct HistoryCommand: AsyncParsableCommand {
                     warn: { Console.error("joule history: \($0)") })
             }
         } catch {
-            Console.error("joule history: \(error)")
-            throw ExitCode(1)
+            // The history of a directory the user named that is not there or not readable is
+            // their input; their own or the daemon's failing is the system's.
+            if stateDir != nil, case .store(let failure) = error {
+                switch failure {
+                case .noFile, .noHistory, .unreadable, .corrupt: throw JouleExit.input("\(error)", command: "history")
+                default: break
+                }
+            }
+            throw JouleExit.system("\(error)", command: "history")
         }
         let chart = HistoryChart(timeline: timeline, options: HistoryChart.Options(timeZone: .current))
         if let svg { try write(chart.svg(), to: svg) }

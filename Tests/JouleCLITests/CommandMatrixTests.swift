@@ -42,13 +42,17 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         let manager = FileManager.default
         // rt/apps is there already: joule run makes it (its runtime directory) before it knows
         // whether the program starts, as a runtime directory it keeps.
-        for directory in ["dir", "state", "rt/apps", "locked-dir", "tree/sys/class", "tree/proc"] {
+        for directory in ["dir", "state", "rt/apps", "locked-dir", "tree/sys/class", "tree/proc", "hist", "hist-locked"] {
             try manager.createDirectory(at: t.appendingPathComponent(directory), withIntermediateDirectories: true)
         }
         try Data("x\n".utf8).write(to: t.appendingPathComponent("file"))
         try Data("secret\n".utf8).write(to: t.appendingPathComponent("locked"))
         try Data("btsnoo\0\0".utf8).write(to: t.appendingPathComponent("bad.btsnoop"))
         try Data("classes: [unclosed\n".utf8).write(to: t.appendingPathComponent("bad.yaml"))
+        try Data("not a database at all\n".utf8).write(to: t.appendingPathComponent("hist/transfers.db"))
+        try Data("SQLite format 3\u{0}".utf8).write(to: t.appendingPathComponent("hist-locked/transfers.db"))
+        chmod(t.appendingPathComponent("hist-locked/transfers.db").path, 0)
+        for directory in ["hist", "hist-locked"] { chmod(t.appendingPathComponent(directory).path, 0o755) }
         chmod(t.appendingPathComponent("locked").path, 0)
         chmod(t.appendingPathComponent("locked-dir").path, 0)
         chmod(t.appendingPathComponent("tree").path, 0o755)
@@ -225,6 +229,10 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
                    "joule history: --svg {T}/locked-dir/x.svg: cannot create files in {T}/locked-dir: Permission denied (EACCES)", asNobody: true),
         CommandRow(["history", "--since", "-5h"],
                    "Error: \"-5h\" is not a time: give a span back from now (24h, 90m, 7d, 2w, 45s), Unix seconds, or a date and time (2026-03-10T08:30, local unless it ends in Z or +HH:MM)"),
+        CommandRow(["history", "--state-dir", "{T}/hist"], "joule history: the history in {T}/hist/transfers.db is unreadable: not an SQLite database"),
+        CommandRow(["history", "--state-dir={T}/hist-locked"],
+                   "joule history: cannot read the history at {T}/hist-locked/transfers.db: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["history", "--state-dir", "{T}/dir"], "joule history: no history at {T}/dir/transfers.db: joule daemon records it there while it runs"),
         CommandRow(["history", "--state-dir", missing], "joule history: --state-dir \(missing): No such file or directory (ENOENT)"),
         CommandRow(["history", "--state-dir={T}/file"], "joule history: --state-dir {T}/file: Not a directory (ENOTDIR)"),
     ]

@@ -43,6 +43,9 @@ public enum FileSystem {
     /// The owner UID of `path`, nil when it cannot be stat'ed.
     public static func owner(of path: String) -> UInt32? { Syscalls.fileOwner(path) }
 
+    /// The errno stat(2) fails with for `path` (ENOENT, EACCES, ENOTDIR…), nil when it succeeds.
+    public static func statFailure(_ path: String) -> Errno? { Syscalls.statFailure(path) }
+
     /// Space on the file system holding a path.
     public struct Space: Sendable, Hashable {
         /// Bytes an unprivileged writer may still use (statvfs f_bavail).

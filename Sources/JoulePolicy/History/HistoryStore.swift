@@ -87,7 +87,20 @@ public final class HistoryStore: Sendable {
     /// Opens an existing file for reading only. A missing file is `noFile`; a file without the history's tables is
     /// `noHistory`; one from a newer joule is `newerSchema`.
     public init(readingOnly path: String) throws(HistoryStoreError) {
-        guard FileSystem.kind(of: path) != nil else { throw .noFile(path: path) }
+        guard FileSystem.kind(of: path) != nil else {
+            // EACCES on the directory hides the file as well as ENOENT does: say which it is.
+            if let failure = FileSystem.statFailure(path), failure != .noEntry { throw .unreadable(path: path, errno: failure) }
+            throw .noFile(path: path)
+        }
+        // What SQLite would word as its own CANTOPEN or NOTADB, said as the file system and the
+        // format say it.
+        let head: [UInt8]
+        do { head = try FileSystem.readBytes(path, limit: 16) } catch {
+            throw .unreadable(path: path, errno: error.errno ?? .ioError)
+        }
+        guard head.isEmpty || Array(head.prefix(16)) == Array("SQLite format 3\u{0}".utf8) else {
+            throw .corrupt(path: path, detail: "not an SQLite database")
+        }
         let version: Int?
         do throws(SQLiteError) {
             database = try SQLiteDatabase(readingOnly: path)

@@ -10,6 +10,8 @@ public enum HistoryStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case newerSchema(path: String, found: Int, supported: Int)
     /// A row that does not decode (edited by hand, or a bug).
     case corrupt(path: String, detail: String)
+    /// The file (or its directory) cannot be read by this user: the errno, not "no history".
+    case unreadable(path: String, errno: Errno)
     case database(SQLiteError)
 
     public var description: String {
@@ -19,7 +21,8 @@ public enum HistoryStoreError: Error, Sendable, Hashable, CustomStringConvertibl
         case .newerSchema(let path, let found, let supported):
             "the history in \(path) has schema version \(found), newer than this joule's \(supported): not touching it"
         case .corrupt(let path, let detail): "the history in \(path) is unreadable: \(detail)"
-        case .database(let error): "history: \(error)"
+        case .unreadable(let path, let errno): "cannot read the history at \(path): \(errno)"
+        case .database(let error): "cannot read the history: \(error)"
         }
     }
 }
