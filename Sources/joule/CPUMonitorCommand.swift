@@ -77,7 +77,11 @@ struct CPUMonitorCommand: AsyncParsableCommand {
 
     func run() async throws {
         // What the user named is checked before anything is watched, stopped or written.
-        if let problem = ProcessSelectors(pids: Set(pids), patterns: patterns, cgroups: cgroups, uids: Set(uids)).missing(procfs: ProcFS()).first {
+        let selectors = ProcessSelectors(pids: Set(pids), patterns: patterns, cgroups: cgroups, uids: Set(uids))
+        if let problem = selectors.protectedPIDs(procfs: ProcFS(), safety: .current()).first {
+            throw JouleExit.input(problem, command: "cpu-monitor")
+        }
+        if let problem = selectors.missing(procfs: ProcFS()).first {
             throw JouleExit.input(problem, command: "cpu-monitor")
         }
         guard let directory = reports ?? ReportStore.defaultDirectory() else {
@@ -109,7 +113,7 @@ struct CPUMonitorCommand: AsyncParsableCommand {
                 + "sampling every \(Self.number(configuration.effectiveInterval.inSeconds)) s, reports in \(directory)")
         do {
             try await monitor.run(until: signals) { signal in
-                Console.error("cpu-monitor: signal \(signal.number), continuing stopped processes and exiting")
+                Console.error("cpu-monitor: \(signal), continuing stopped processes and exiting")
             } onEvent: { event in
                 Self.print(event)
             }

@@ -187,8 +187,10 @@ import Testing
     @Test func neverItsOwnParent() async throws {
         let me = ProcessInfo.processInfo.processIdentifier
         let result = try await CLIHarness.run(["cpu-monitor", "--pid", "\(me)", "--limit", "1", "--window", "1", "--duration", "0.5"])
-        #expect(result.status == 0)
-        #expect(result.stdout.contains("the monitor's parent is never touched"))
+        // Issue 32: with nothing left to watch it says so at once and exits 2, not 0 after the run.
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("not watched: the monitor's parent is never touched"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
     }
 
     @Test func refusals() async throws {
@@ -215,10 +217,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let file = dir + "/a-file"
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
-        let me = ProcessInfo.processInfo.processIdentifier
         let cases: [([String], String)] = [
-            (["--pid", "\(me)", "--reports", file], "joule cpu-monitor: --reports \(file): cannot make the report directory: Not a directory (ENOTDIR)"),
-            (["--pid", "\(me)", "--reports=\(file)/sub"], "joule cpu-monitor: --reports \(file)/sub: cannot make the report directory: Not a directory (ENOTDIR)"),
+            (["--uid", "0", "--reports", file], "joule cpu-monitor: --reports \(file): cannot make the report directory: Not a directory (ENOTDIR)"),
+            (["--uid", "0", "--reports=\(file)/sub"], "joule cpu-monitor: --reports \(file)/sub: cannot make the report directory: Not a directory (ENOTDIR)"),
             (["--pid", "999999999"], "joule cpu-monitor: --pid 999999999: no such process"),
             (["--pid=999999999"], "joule cpu-monitor: --pid 999999999: no such process"),
             (["--cgroup", "/joule-no-such-cgroup"],

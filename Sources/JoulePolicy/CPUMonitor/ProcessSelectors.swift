@@ -41,4 +41,21 @@ public struct ProcessSelectors: Sendable, Equatable {
         }
         return problems
     }
+
+    /// With only `--pid` given, the pids the safety rules forbid, each with why: when every
+    /// one is forbidden the monitor would watch nothing and say so only as it runs.
+    public func protectedPIDs(procfs: ProcFS, safety: SafetyRules) -> [String] {
+        guard patterns.isEmpty, cgroups.isEmpty, uids.isEmpty else { return [] }
+        var problems: [String] = []
+        for pid in pids.sorted() {
+            guard let stat = try? procfs.stat(pid) else { continue }
+            let uid = procfs.status(pid)?.realUID
+            if let protection = safety.protection(pid: pid, ppid: stat.ppid, isKernelThread: stat.isKernelThread, uid: uid) {
+                problems.append("--pid \(pid) (\(stat.comm)): not watched: \(protection.monitorDescription)")
+            } else {
+                return []
+            }
+        }
+        return problems
+    }
 }
