@@ -40,6 +40,11 @@ struct BeaconSourceOptions: ParsableArguments {
     func validate() throws {
         if realtime && replay == nil { throw ValidationError("--realtime only applies with --replay FILE") }
         if replay != nil && transport != .auto { throw ValidationError("--transport applies to live scans, not --replay") }
+        if replay != nil && adapter != nil { throw ValidationError("--adapter applies to live scans, not --replay") }
+        if let adapter, !(adapter.hasPrefix("hci") && adapter.count > 3 && adapter.dropFirst(3).allSatisfy(\.isASCII)
+            && adapter.dropFirst(3).allSatisfy(\.isNumber) && adapter.count <= 8) {
+            throw ValidationError("--adapter must name an adapter like hci0, not '\(adapter)'")
+        }
         try duty?.check()
     }
 

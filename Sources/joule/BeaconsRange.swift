@@ -17,8 +17,11 @@ struct BeaconsRange: AsyncParsableCommand {
     @Flag(help: "One fix, like requestLocation: scan at high duty until every distance is steady, print it, turn the radio off.")
     var once = false
 
-    @Option(parsing: .unconditional, help: "With --once, give up after this many seconds.")
-    var timeout: Double = 30
+    @Option(name: .customLong("timeout"), parsing: .unconditional, help: "With --once, give up after this many seconds (default: 30).")
+    var timeoutOption: Double?
+
+    /// `--timeout`, 30 s unless given (Optional so that one given without --once is refused).
+    var timeout: Double { timeoutOption ?? 30 }
 
     @Option(name: .customLong("rssi-window"), parsing: .unconditional, help: "Seconds of RSSI samples the running-average filter keeps.")
     var rssiWindow: Double = 20
@@ -35,6 +38,7 @@ struct BeaconsRange: AsyncParsableCommand {
     func validate() throws {
         guard interval > 0, interval.isFinite else { throw ValidationError("--interval must be a positive number of seconds") }
         guard timeout > 0, timeout.isFinite else { throw ValidationError("--timeout must be a positive number of seconds") }
+        if timeoutOption != nil && !once { throw ValidationError("--timeout applies to --once only") }
         guard rssiWindow > 0, rssiWindow.isFinite else { throw ValidationError("--rssi-window must be a positive number of seconds") }
         guard (0..<0.5).contains(rssiTrim) else { throw ValidationError("--rssi-trim must be at least 0 and below 0.5") }
         try distanceCoefficients.check { _ in "--distance-coefficients must be three numbers A,B,C" }

@@ -71,8 +71,15 @@ public struct CPUMonitorConfiguration: Sendable, Equatable {
     }
 
     /// Seconds from the command line as a span, refused as `validate()` would refuse them.
+    /// The longest window, interval or duration: a week. Beyond it a budget is no longer a
+    /// monitor's (and 1e300 s printed as 32000000000000 s).
+    static let longestSpan = 7 * 86_400.0
+
     private static func span(_ seconds: Double, option: String) throws(CPUMonitorError) -> Duration {
         guard seconds > 0, let span = Duration.seconds(checked: seconds) else { throw notPositive(option, seconds) }
+        guard seconds <= longestSpan || option == "--duration" else {
+            throw .invalidConfiguration("\(option) must be at most \(Int(longestSpan)) seconds (a week), got \(seconds)")
+        }
         return span
     }
 
