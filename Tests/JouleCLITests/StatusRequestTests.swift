@@ -29,7 +29,9 @@ import Testing
         #expect(StatusRequest(words: words) == nil)
     }
 
-    @Test(arguments: [["--root="], ["--root", ""], ["--root"], ["--jsonx"], ["extra"], ["--root", "--json"]])
+    // `--root --json` is no longer among them: every value option takes a value starting with
+    // '-' (issue 32), so it names a root called --json, which then does not exist (exit 2).
+    @Test(arguments: [["--root="], ["--root", ""], ["--root"], ["--jsonx"], ["extra"]])
     func whatItLeavesThatArgumentParserRefusesStaysAnError(words: [String]) {
         #expect(Self.parsed(words) == nil)
     }
