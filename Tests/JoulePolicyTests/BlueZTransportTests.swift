@@ -181,6 +181,9 @@ struct BlueZTransportTests {
             try await mock.call("AddDevice", interface: "org.bluez.Mock", arguments: [.string("hci0"), .string("C0:FF:EE:00:00:01"), .string("beacon")])
             // Another client's discovery reports it; joule's radio is off.
             try await Self.setDevice(mock, "ManufacturerData", Self.iBeaconManufacturerData(major: 1, minor: 1))
+            // Handled before discovery starts: signals run on a task of their own, and the
+            // StartDiscovery reply could overtake this one (the test flaked under load).
+            #expect(await eventually { transport.knownDevice(at: Self.devicePath)?.manufacturerData.isEmpty == false })
             try await transport.setDiscovering(true)
             try await Self.setDevice(mock, "ManufacturerData", Self.iBeaconManufacturerData(major: 2, minor: 2))
             var heard: [HCIEventRecord] = []

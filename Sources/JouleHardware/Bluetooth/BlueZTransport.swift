@@ -234,6 +234,11 @@ public final class BlueZTransport: DiscoveryTransport {
         deliver(HCIEventRecord(timestampMicros: WallClock.micros(), bytes: event))
     }
 
+    /// The device at `path` as the signals handled so far left it, for tests that must know a
+    /// signal was taken before they go on (signals are handled on a task of their own, so a
+    /// reply to a later call can overtake them).
+    package func knownDevice(at path: String) -> BlueZDevice? { state.withLock { $0.devices[path] } }
+
     // MARK: HCITransport
 
     public func send(_ command: HCICommand) async throws(HCITransportError) -> UInt8 {
