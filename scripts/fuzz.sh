@@ -30,7 +30,8 @@ bin=$out/joule-fuzz
 mkdir -p "$out"
 log=$out/build.log
 : > "$log"
-fuzz_flags=("$opt" -sanitize=fuzzer,address -enable-testing -parse-as-library)
+# -package-name: Joule's modules share `package` declarations, as SwiftPM builds them.
+fuzz_flags=("$opt" -sanitize=fuzzer,address -enable-testing -parse-as-library -package-name joule)
 if [[ $(cat "$out/flags" 2>/dev/null) != "${fuzz_flags[*]}" ]]; then
   rm -f "$out"/*.a "$out"/*.o "$bin"
   echo "${fuzz_flags[*]}" > "$out/flags"
