@@ -3,16 +3,11 @@ import JoulePolicy
 
 /// Human-readable beacon output.
 enum BeaconText {
-    /// `2023-11-14 23:13:20.25` from Unix µs: local time to the hundredth, as every text
-    /// output shows times (JSON keeps UTC).
+    /// `2023-11-14 23:13:20.25` from Unix µs: local time, as every text output shows times
+    /// (JSON keeps UTC), with the fraction as the UTC text writes it.
     static func time(_ micros: Int64) -> String {
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        let hundredths = (micros - seconds * 1_000_000) / 10_000
-        var text = ClockTime.dateTime(Double(seconds))
-        if hundredths > 0 {
-            text += hundredths % 10 == 0 ? ".\(hundredths / 10)" : (hundredths < 10 ? ".0\(hundredths)" : ".\(hundredths)")
-        }
-        return text
+        return ClockTime.dateTime(Double(seconds)) + BeaconTime.fractionText(micros - seconds * 1_000_000)
     }
 
     static func number(_ value: Double?, _ suffix: String = "") -> String {

@@ -8,10 +8,13 @@ enum UserPath {
     static func directory(_ path: String, option: String, command: String) throws {
         switch FileSystem.kind(of: path) {
         case .directory?: return
-        case nil: throw JouleExit.input("\(option) \(path): \(Errno.noEntry)", command: command)
+        case nil: throw JouleExit.input("\(option) \(path): \(Self.absence(path))", command: command)
         default: throw JouleExit.input("\(option) \(path): \(Errno.notDirectory)", command: command)
         }
     }
+
+    /// Why stat(2) cannot see `path`: ENOENT, or EACCES when a directory above it is closed.
+    private static func absence(_ path: String) -> Errno { FileSystem.statFailure(path) ?? .noEntry }
 
     /// A file to write (`--svg FILE`): its directory exists and this user may create files in
     /// it, and it is not a directory itself.
@@ -26,7 +29,7 @@ enum UserPath {
             if let failure = FileSystem.createFailure(inDirectory: parent) {
                 throw JouleExit.input("\(option) \(path): cannot create files in \(parent): \(failure)", command: command)
             }
-        case nil: throw JouleExit.input("\(option) \(path): \(Errno.noEntry)", command: command)
+        case nil: throw JouleExit.input("\(option) \(path): \(Self.absence(parent))", command: command)
         default: throw JouleExit.input("\(option) \(path): \(Errno.notDirectory)", command: command)
         }
     }
@@ -35,7 +38,7 @@ enum UserPath {
     static func inputFile(_ path: String, option: String, command: String) throws {
         switch FileSystem.kind(of: path) {
         case .directory?: throw JouleExit.input("\(option) \(path): \(Errno.isDirectory)", command: command)
-        case nil: throw JouleExit.input("\(option) \(path): \(Errno.noEntry)", command: command)
+        case nil: throw JouleExit.input("\(option) \(path): \(Self.absence(path))", command: command)
         default: return
         }
     }

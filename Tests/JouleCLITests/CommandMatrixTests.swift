@@ -231,6 +231,9 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         CommandRow(["history", "--html={T}/dir", "--state-dir", "{T}/dir"], "joule history: --html {T}/dir: Is a directory (EISDIR)"),
         CommandRow(["history", "--svg", "{T}/locked-dir/x.svg", "--state-dir", "{T}/dir"],
                    "joule history: --svg {T}/locked-dir/x.svg: cannot create files in {T}/locked-dir: Permission denied (EACCES)", asNobody: true),
+        // A directory behind a closed one is not "missing": stat(2) says why it cannot be seen.
+        CommandRow(["history", "--svg", "{T}/locked-dir/sub/x.svg", "--state-dir", "{T}/dir"],
+                   "joule history: --svg {T}/locked-dir/sub/x.svg: Permission denied (EACCES)", asNobody: true),
         CommandRow(["history", "--since", "-5h"],
                    "Error: \"-5h\" is not a time: give a span back from now (24h, 90m, 7d, 2w, 45s), Unix seconds, or a date and time (2026-03-10T08:30, local unless it ends in Z or +HH:MM)"),
         CommandRow(["history", "--state-dir", "{T}/hist"], "joule history: the history in {T}/hist/transfers.db is unreadable: not an SQLite database"),

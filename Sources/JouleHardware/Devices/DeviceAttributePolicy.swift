@@ -27,7 +27,7 @@ enum DeviceAttributePolicy {
     static func classify(_ path: String) -> Decision {
         switch Syscalls.entryKind(of: path) {
         case .regular?:
-            return Syscalls.isReadableByMode(path) || Syscalls.hasNoPermissions(path) ? .read : .skip
+            return Syscalls.permissionBits(path).map { isAttribute(mode: $0) } == true ? .read : .skip
         case .symlink?:
             if let failure = Syscalls.statFailure(path) { return .dangling(failure) }
             return .skip
@@ -36,13 +36,16 @@ enum DeviceAttributePolicy {
         }
     }
 
+    /// Readable by someone (0o444), or made unreadable (no bit at all); not write-only.
+    static func isAttribute(mode bits: UInt32) -> Bool { bits & 0o444 != 0 || bits == 0 }
+
     /// Names in `directory` that libudev leaves out of its attribute list but `classify`
     /// reads: files with no permission bit (sd-device lists only owner-readable files).
     static func unreadableNames(in directory: String, besides listed: [String]) -> [String] {
         let known = Set(listed)
         return ((try? Syscalls.listDirectory(directory)) ?? []).filter { name in
             !known.contains(name) && isCandidateName(name) && Syscalls.entryKind(of: directory + "/" + name) == .regular
-                && Syscalls.hasNoPermissions(directory + "/" + name)
+                && Syscalls.permissionBits(directory + "/" + name) == 0
         }
     }
 

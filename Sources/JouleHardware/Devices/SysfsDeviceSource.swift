@@ -8,36 +8,41 @@ public struct SysfsDeviceSource: DeviceSource {
         self.root = root
     }
 
-    /// Fails with the path and errno when the root itself cannot be read; an absent
-    /// `sys/class/<subsystem>` is an empty list, as on a machine without that hardware.
+    /// Fails with the path and errno when the root itself cannot be read, or when its `sys/`
+    /// or `sys/class/` cannot be listed (that would read as a machine without devices); an
+    /// absent `sys/class/<subsystem>` is an empty list, as on a machine without that hardware.
+    /// For a command's up-front check: `devices` checks only what each call needs.
     public func checkRoot() throws(HardwareError) {
+        try checkTop()
+        for part in ["/sys", "/sys/class"] {
+            if try Self.isPresent(root + part) { _ = try Syscalls.listDirectory(root + part) }
+        }
+    }
+
+    /// The root is a directory this user may list.
+    private func checkTop() throws(HardwareError) {
         guard Syscalls.kind(of: root) == .directory else {
             let failure = Syscalls.statFailure(root) ?? .notDirectory
             throw HardwareError(operation: "open root", path: root, errno: failure)
         }
         _ = try Syscalls.listDirectory(root)
-        // A sys/ (or sys/class/) this user cannot list would read as a machine without devices.
-        for part in ["/sys", "/sys/class"] where Syscalls.kind(of: root + part) == .directory {
-            _ = try Syscalls.listDirectory(root + part)
+    }
+
+    /// Whether `path` exists; absent (ENOENT, ENOTDIR) is false, and unreachable (EACCES on a
+    /// directory above it) throws: a tree that cannot be read is never an empty machine.
+    private static func isPresent(_ path: String) throws(HardwareError) -> Bool {
+        guard Syscalls.kind(of: path) == nil else { return true }
+        if let failure = Syscalls.statFailure(path), failure != .noEntry, failure != .notDirectory {
+            throw HardwareError(operation: "stat", path: path, errno: failure)
         }
-        if Syscalls.kind(of: root + "/sys/class") == nil, let failure = Syscalls.statFailure(root + "/sys/class"),
-           failure != .noEntry, failure != .notDirectory {
-            throw HardwareError(operation: "stat", path: root + "/sys/class", errno: failure)
-        }
+        return false
     }
 
     public func devices(subsystem: String) throws(HardwareError) -> [DeviceSnapshot] {
-        try checkRoot()
+        try checkTop()
         let resolvedRoot = try Syscalls.realPath(root)
         let classDirectory = root + "/sys/class/" + subsystem
-        // Absent is a machine without such devices; unreachable (EACCES on sys/ or sys/class)
-        // is a tree that cannot be read, never an empty machine.
-        guard Syscalls.kind(of: classDirectory) != nil else {
-            if let failure = Syscalls.statFailure(classDirectory), failure != .noEntry, failure != .notDirectory {
-                throw HardwareError(operation: "stat", path: classDirectory, errno: failure)
-            }
-            return []
-        }
+        guard try Self.isPresent(classDirectory) else { return [] }
         let names = try Syscalls.listDirectory(classDirectory)
 
         var snapshots: [DeviceSnapshot] = []

@@ -108,20 +108,11 @@ enum Syscalls {
         }
     }
 
-    /// Whether the file's mode lets anyone read it. Write-only sysfs attributes fail with EIO
-    /// even for root, so readers skip them instead of reporting an error.
-    static func isReadableByMode(_ path: String) -> Bool {
+    /// The file's permission bits (`st_mode & 0o777`, following links), nil when stat(2) fails.
+    static func permissionBits(_ path: String) -> UInt32? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return info.st_mode & (S_IRUSR | S_IRGRP | S_IROTH) != 0
-    }
-
-    /// Whether stat(2) shows no permission bit at all (mode 000): a file made unreadable,
-    /// unlike a write-only one.
-    static func hasNoPermissions(_ path: String) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return info.st_mode & 0o777 == 0
+        guard stat(path, &info) == 0 else { return nil }
+        return UInt32(info.st_mode & 0o777)
     }
 
     /// The target of a symbolic link, as stored (possibly relative).

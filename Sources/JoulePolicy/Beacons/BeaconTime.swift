@@ -33,13 +33,17 @@ extension BeaconTime {
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var text = "\(date.year)-\(two(date.month))-\(two(date.day))T"
             + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
-        let fraction = micros % 1_000_000
-        if fraction > 0 {
-            let digits = String(fraction)
-            text += "." + String(repeating: "0", count: 6 - digits.count) + digits
-            while text.hasSuffix("0") { text.removeLast() }
-        }
-        return text + "Z"
+        return text + fractionText(micros % 1_000_000) + "Z"
+    }
+
+    /// `.25` for 250 000 µs: the fraction of a second without trailing zeros, empty for none
+    /// (or a negative remainder).
+    public static func fractionText(_ micros: Int64) -> String {
+        guard micros > 0 else { return "" }
+        let digits = String(micros)
+        var text = "." + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
     }
 
     /// The proleptic Gregorian date `days` after 1970-01-01 (negative: before). Counts in
