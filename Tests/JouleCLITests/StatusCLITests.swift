@@ -203,9 +203,18 @@ import Testing
         }
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("joule-eacces-state-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: state) }
-        let nobody = ["/usr/bin/env", "JOULE_STATE_DIR=\(state.path)", "JOULE_RUNTIME_DIR=\(state.path)", CLIHarness.binary.path]
-        let (status, output) = try await DaemonCLITests.run("/usr/bin/setpriv", [
-            "--reuid=65534", "--regid=65534", "--clear-groups"] + nobody + ["status", "--json", "--root", copy.path])
+        // setpriv execs joule itself: /usr/bin/env as nobody could not reach a binary under a
+        // 0700 directory (a clone in `mktemp -d`), which setpriv's own exec can.
+        var environment = ProcessInfo.processInfo.environment
+        environment["JOULE_STATE_DIR"] = state.path
+        environment["JOULE_RUNTIME_DIR"] = state.path
+        func asNobody(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            let result = try await Program.run(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLIHarness.binary.path] + arguments,
+                environment: environment, mergingErrors: true)
+            return (result.status, result.stdout)
+        }
+        let (status, output) = try await asNobody(["status", "--json", "--root", copy.path])
         #expect(status == 0, "\(output)")
         let object = try Self.parse(output)
         let battery = try #require((object["batteries"] as? [[String: Any]])?.first)
@@ -214,8 +223,7 @@ import Testing
             == "capacity: read failed: Permission denied (EACCES); energy_now: read failed: Permission denied (EACCES)")
         let zone = try #require((object["thermalZones"] as? [[String: Any]])?.first { $0["name"] as? String == "thermal_zone0" })
         #expect(zone["error"] as? String == "temp: read failed: Permission denied (EACCES)")
-        let (_, table) = try await DaemonCLITests.run("/usr/bin/setpriv", [
-            "--reuid=65534", "--regid=65534", "--clear-groups"] + nobody + ["status", "--root", copy.path])
+        let (_, table) = try await asNobody(["status", "--root", copy.path])
         #expect(table.contains("capacity: read failed: Permission denied (EACCES)"), "\(table)")
         #expect(table.contains("temp: read failed: Permission denied (EACCES)"), "\(table)")
     }
