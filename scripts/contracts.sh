@@ -49,3 +49,25 @@ for command in "" status watch lowpower "beacons scan" "beacons range" "beacons 
   "reports list" "reports show" enforce devices history; do
   run $command --help
 done
+for command in daemon transfer "transfer add" "transfer list" "transfer show" "transfer cancel" "transfer wait" run app \
+  "app foreground" "app inactive" "app background" "app suspend" "app terminate" "app list" "app events" top export \
+  "reports" beacons; do
+  run $command --help
+done
+# The three D-Bus interfaces as the daemon introspects them (from its sd-bus vtables), on a
+# private session bus, against the laptop fixture.
+if command -v dbus-run-session >/dev/null && command -v busctl >/dev/null; then
+  work=/tmp/joule-contracts/daemon
+  mkdir -p "$work/state" "$work/runtime"; echo "{}" > "$work/joule.yaml"
+  cp -a hw-fixtures/thinkpad-t480-two-batteries-discharging "$work/root"
+  JOULE_JOULE=$joule JOULE_WORK=$work dbus-run-session -- bash -c '
+    JOULE_STATE_DIR=$JOULE_WORK/state JOULE_RUNTIME_DIR=$JOULE_WORK/runtime \
+      "$JOULE_JOULE" daemon --session --root "$JOULE_WORK/root" --config "$JOULE_WORK/joule.yaml" 2>"$JOULE_WORK/log" &
+    pid=$!
+    for _ in $(seq 100); do grep -q "ready: " "$JOULE_WORK/log" && break; sleep 0.1; done
+    for name in Energy1 Transfers1 Apps1; do
+      echo "### introspect org.joule.$name"
+      busctl --user introspect --xml-interface org.joule.$name /org/joule/$name 2>&1
+    done
+    kill $pid; wait $pid'
+fi
