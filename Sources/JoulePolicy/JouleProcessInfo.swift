@@ -11,7 +11,7 @@ import JouleHardware
 /// ```
 /// Tests and tools inject a device source (a fixture tree with `init(root:)`, or any
 /// `DeviceSource`) and a clock (`ManualClock`) so nothing waits for real hardware or time.
-public final class JouleProcessInfo: Sendable {
+public final class JouleProcessInfo: EnergyConditions {
     private let hub: Hub
     private let engine: Task<Void, Never>
 

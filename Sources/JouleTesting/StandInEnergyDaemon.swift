@@ -16,7 +16,7 @@ public final class StandInEnergyDaemon: Sendable {
     public var modes: [LowPowerOverride] { recorded.modes.withLock { $0 } }
 
     public init(
-        address: String, initial: EnergyService.State = .init(), status: String = "{}", refuse: Bool = false
+        address: String, initial: EnergyBusState = .init(), status: String = "{}", refuse: Bool = false
     ) async throws {
         connection = try await BusConnection.open(address: address)
         self.status = status
@@ -30,7 +30,7 @@ public final class StandInEnergyDaemon: Sendable {
                 },
                 status: { status }),
             log: { _ in })
-        try await connection.requestName(EnergyService.busName)
+        try await connection.requestName(EnergyBus.busName)
     }
 
     public func close() async { await connection.close() }

@@ -80,7 +80,7 @@ struct AppTransition<Kind: AppTransitionKind>: AsyncParsableCommand {
                 return
             } catch {
                 // One list of what runs, this user's and the daemon's, as a sentence of its own.
-                let running = error.remoteName == AppsService.unknownAppError
+                let running = error.remoteName == AppsBus.unknownAppError
                     ? local.names() + ((try? await daemon.list()) ?? []).compactMap { $0["app"]?.stringValue } : nil
                 await daemon.close()
                 if let running {

@@ -7,7 +7,7 @@ enum BeaconText {
     /// (JSON keeps UTC), with the fraction as the UTC text writes it.
     static func time(_ micros: Int64) -> String {
         let seconds = micros >= 0 ? micros / 1_000_000 : (micros - 999_999) / 1_000_000
-        return ClockTime.dateTime(Double(seconds)) + BeaconTime.fractionText(micros - seconds * 1_000_000)
+        return ClockTime.dateTime(Double(seconds)) + UTCTime.fractionText(micros - seconds * 1_000_000)
     }
 
     static func number(_ value: Double?, _ suffix: String = "") -> String {

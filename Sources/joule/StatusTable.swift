@@ -6,7 +6,7 @@ import JoulePolicy
 enum StatusTable {
     /// What only a daemon's snapshot adds: its properties and where it was found.
     struct Daemon {
-        var state: EnergyService.State
+        var state: EnergyBusState
         var bus: DaemonClient.Bus
     }
 

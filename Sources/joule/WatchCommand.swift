@@ -133,7 +133,7 @@ struct WatchCommand: AsyncParsableCommand {
         let events: AsyncStream<DaemonClient.Event>
         let snapshot: JSONValue
         let report: StatusReport
-        let state: EnergyService.State
+        let state: EnergyBusState
         do {
             // Subscribed before the snapshot is taken, so no change falls between the two.
             events = try await daemon.events(clock: clock)

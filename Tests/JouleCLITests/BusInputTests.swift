@@ -43,7 +43,7 @@ struct BusInputTests {
         }
     }
 
-    static let energy = EnergyService.interfaceName, transfers = TransfersService.interfaceName, apps = AppsService.interfaceName
+    static let energy = EnergyBus.interfaceName, transfers = TransfersBus.interfaceName, apps = AppsBus.interfaceName
     static let invalidArgs = "org.freedesktop.DBus.Error.InvalidArgs"
     static let mebibyte = String(repeating: "x", count: 1 << 20)
     static let url = BusValue.string("http://127.0.0.1:9/file")
@@ -98,9 +98,9 @@ struct BusInputTests {
             BadCall(transfers, "Add", [.variantDictionary([("url", url), ("destination", .string("/" + mebibyte))])],
                     invalidArgs, "destination: not a usable path"),
             BadCall(transfers, "Cancel", [.uint32(1)], invalidArgs, "expecting 's'"),
-            BadCall(transfers, "Cancel", [.string(mebibyte)], TransfersService.notFoundError, "no transfer xxxx"),
+            BadCall(transfers, "Cancel", [.string(mebibyte)], TransfersBus.notFoundError, "no transfer xxxx"),
             BadCall(transfers, "Get", [], invalidArgs, "expecting 's'"),
-            BadCall(transfers, "Get", [.string(mebibyte)], TransfersService.notFoundError, "no transfer xxxx"),
+            BadCall(transfers, "Get", [.string(mebibyte)], TransfersBus.notFoundError, "no transfer xxxx"),
             BadCall(transfers, "List", [.string("all")], invalidArgs, "expecting ''"),
             BadCall(transfers, "ListSession", [.int32(1)], invalidArgs, "expecting 's'"),
             BadCall(transfers, "ListSession", [.string(mebibyte)], invalidArgs, "1 to 255 bytes"),
@@ -119,17 +119,17 @@ struct BusInputTests {
             BadCall(apps, "Register", [.variantDictionary([("name", .string("bad")), ("suspends", .string("yes"))])],
                     invalidArgs, "\"suspends\" must be a boolean"),
             BadCall(apps, "Attach", [.string("bad")], invalidArgs, "expecting 'sus'"),
-            BadCall(apps, "Attach", [.string(mebibyte), .uint32(1), .string("")], AppsService.unknownAppError, "was not registered"),
+            BadCall(apps, "Attach", [.string(mebibyte), .uint32(1), .string("")], AppsBus.unknownAppError, "was not registered"),
             BadCall(apps, "Exited", [.string("bad")], invalidArgs, "expecting 'ss'"),
-            BadCall(apps, "Exited", [.string(mebibyte), .string("done")], AppsService.unknownAppError, "is not an app this connection registered"),
+            BadCall(apps, "Exited", [.string(mebibyte), .string("done")], AppsBus.unknownAppError, "is not an app this connection registered"),
             BadCall(apps, "List", [.string("all")], invalidArgs, "expecting ''"),
             BadCall(apps, "Hibernate", [.string("bad")], "org.freedesktop.DBus.Error.UnknownMethod", "Hibernate"),
         ]
         for request in AppLifecycleRequest.allCases {
             let member = request.rawValue.prefix(1).uppercased() + request.rawValue.dropFirst()
             calls.append(BadCall(apps, member, [.uint32(1)], invalidArgs, "expecting 's'"))
-            calls.append(BadCall(apps, member, [.string(mebibyte)], AppsService.unknownAppError, "no supervised app is named \"xxxx"))
-            calls.append(BadCall(apps, member, [.string("nobody-knows")], AppsService.unknownAppError, "nobody-knows"))
+            calls.append(BadCall(apps, member, [.string(mebibyte)], AppsBus.unknownAppError, "no supervised app is named \"xxxx"))
+            calls.append(BadCall(apps, member, [.string("nobody-knows")], AppsBus.unknownAppError, "nobody-knows"))
         }
         return calls
     }()
@@ -165,7 +165,7 @@ struct BusInputTests {
         try await daemon.start()
         let client = try await daemon.client()
         _ = try await client.call(
-            destination: transfers, path: TransfersService.objectPath, interface: transfers, member: "Add",
+            destination: transfers, path: TransfersBus.objectPath, interface: transfers, member: "Add",
             arguments: [.variantDictionary([
                 ("url", url), ("destination", .string(daemon.directory.appendingPathComponent("file").path)),
                 ("beginAfter", .double(86_400)),
@@ -199,7 +199,7 @@ struct BusInputTests {
         #expect(try await Self.state(daemon, client) == before)
         // No refused Register left its name reserved.
         let socket = try await client.call(
-            destination: Self.apps, path: AppsService.objectPath, interface: Self.apps, member: "Register",
+            destination: Self.apps, path: AppsBus.objectPath, interface: Self.apps, member: "Register",
             arguments: [.variantDictionary([("name", .string("bad"))])])
         #expect(socket.first?.stringValue?.hasSuffix("bad.lifecycle") == true, "\(socket)")
         await client.close()
@@ -219,7 +219,7 @@ struct BusInputTests {
         chmod(daemon.bus.directory.path, 0o755)
         let before = try await Self.state(daemon, client)
         let list = try await client.call(
-            destination: Self.transfers, path: TransfersService.objectPath, interface: Self.transfers, member: "List", arguments: [])
+            destination: Self.transfers, path: TransfersBus.objectPath, interface: Self.transfers, member: "List", arguments: [])
         let transfers = try JSONSerialization.jsonObject(with: Data((list.first?.stringValue ?? "").utf8)) as? [[String: Any]]
         let id = try #require(transfers?.first?["id"] as? String)
         // busctl shows AccessDenied as strerror(EACCES), other errors by their message.
@@ -244,7 +244,7 @@ struct BusInputTests {
         }
         // Nobody may register an app of its own (released when its connection closes).
         let register = try await NobodyBusctl.call(
-            address: daemon.bus.address, Self.apps, AppsService.objectPath, Self.apps, ["Register", "a{sv}", "1", "name", "s", "theirs"])
+            address: daemon.bus.address, Self.apps, AppsBus.objectPath, Self.apps, ["Register", "a{sv}", "1", "name", "s", "theirs"])
         #expect(register.status == 0, "\(register.output)")
         #expect(try await Self.state(daemon, client) == before)
         // polkit heard of the callers by bus name (system-bus-name), never by pid (unix-process).

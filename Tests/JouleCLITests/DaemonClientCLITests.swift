@@ -13,7 +13,7 @@ import Testing
     typealias FakeDaemon = StandInEnergyDaemon
 
     /// The daemon's GetStatus for `initial`: a fixture's report with what only the daemon adds.
-    static func daemonStatus(_ initial: EnergyService.State, malformed: Bool) throws -> String {
+    static func daemonStatus(_ initial: EnergyBusState, malformed: Bool) throws -> String {
         var report = try StatusReport.collect(
             source: SysfsDeviceSource(root: fixture), procRoot: fixture, lowPowerOverride: .auto)
         report.source = .daemon
@@ -51,7 +51,7 @@ import Testing
 
     /// A fresh bus, state directory and stand-in daemon for `body`.
     static func withDaemon(
-        _ initial: EnergyService.State = .init(), refuse: Bool = false, malformed: Bool = false,
+        _ initial: EnergyBusState = .init(), refuse: Bool = false, malformed: Bool = false,
         _ body: (FakeDaemon, [String: String]) async throws -> Void
     ) async throws {
         try requireDaemon()
@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func statusTableShowsTheDaemonsView() async throws {
-        var initial = EnergyService.State()
+        var initial = EnergyBusState()
         initial.lowPowerMode = true
         initial.source = .manual
         initial.warningLevel = .critical
@@ -114,7 +114,7 @@ import Testing
     }
 
     @Test func lowpowerGoesThroughSetLowPowerMode() async throws {
-        var initial = EnergyService.State()
+        var initial = EnergyBusState()
         initial.source = .manual
         try await Self.withDaemon(initial) { daemon, environment in
             let result = try await Self.run(["lowpower", "on"], environment: environment)
@@ -160,7 +160,7 @@ import Testing
             #expect(snapshot["timestamp"] is Double || snapshot["timestamp"] is Int)
             #expect((snapshot["batteries"] as? [Any])?.count == 2)
 
-            var next = EnergyService.State()
+            var next = EnergyBusState()
             next.lowPowerMode = true
             next.source = .manual
             await daemon.service.update(next)

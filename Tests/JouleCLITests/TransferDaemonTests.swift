@@ -16,7 +16,7 @@ import Glibc
     await DBusMock.isAvailable && PrivateBusDaemon.executable != nil
 })
 struct TransferDaemonTests {
-    static let interface = TransfersService.interfaceName
+    static let interface = TransfersBus.interfaceName
 
     /// A running daemon with a client connection, a fault server and a signal log.
     final class Rig: @unchecked Sendable {
@@ -49,7 +49,7 @@ struct TransferDaemonTests {
 
         func call(_ member: String, _ arguments: [BusValue] = []) async throws -> [BusValue] {
             try await client.call(
-                destination: TransfersService.busName, path: TransfersService.objectPath, interface: interface,
+                destination: TransfersBus.busName, path: TransfersBus.objectPath, interface: interface,
                 member: member, arguments: arguments)
         }
 
@@ -447,7 +447,7 @@ struct TransferDaemonTests {
         #expect(!FaultHTTPServer.exists(destination + ".part"))
         #expect(!FaultHTTPServer.exists(destination))
         let again = await rig.failure("Cancel", [.string(id)])
-        #expect(again?.name == TransfersService.alreadyFinishedError)
+        #expect(again?.name == TransfersBus.alreadyFinishedError)
     }
 
     // MARK: Scheduling
@@ -543,10 +543,10 @@ struct TransferDaemonTests {
         let destination = "\(directory)/twice.bin"
         let first = try await rig.add(TransferRequest(url: good, destination: destination, beginAfter: 3600))
         let second = await rig.failure("Add", [TransferRequest(url: good, destination: destination).busValue])
-        #expect(second?.name == TransfersService.destinationBusyError)
+        #expect(second?.name == TransfersBus.destinationBusyError)
         #expect(second?.message.contains(first) == true)
         // Unknown ids.
-        #expect(await rig.failure("Get", [.string("nope")])?.name == TransfersService.notFoundError)
+        #expect(await rig.failure("Get", [.string("nope")])?.name == TransfersBus.notFoundError)
         let made = try FileManager.default.contentsOfDirectory(atPath: directory).filter { !["requests.log", "port"].contains($0) }  // the server's own
         #expect(made.isEmpty, "\(made)")
     }
@@ -562,7 +562,7 @@ struct TransferDaemonTests {
         // The bus directory must let nobody (65534) reach the socket.
         chmod(rig.harness.bus.directory.path, 0o755)
         func asNobody(_ arguments: [String]) async throws -> (status: Int32, output: String) {
-            try await NobodyBusctl.call(address: rig.harness.bus.address, TransfersService.busName, TransfersService.objectPath, Self.interface, arguments)
+            try await NobodyBusctl.call(address: rig.harness.bus.address, TransfersBus.busName, TransfersBus.objectPath, Self.interface, arguments)
         }
         let list = try await asNobody(["List"])
         #expect(list.status == 0 && list.output.contains("\"[]\""), "\(list.output)")

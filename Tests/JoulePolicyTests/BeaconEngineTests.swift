@@ -94,7 +94,7 @@ import Testing
         (-1_000_000, "1969-12-31T23:59:59Z"),
     ])
     func utcText(_ micros: Int64, _ text: String) {
-        #expect(BeaconTime.utcText(micros) == text)
+        #expect(UTCTime.text(micros) == text)
     }
 
     @Test func distanceCoefficientsParse() throws {

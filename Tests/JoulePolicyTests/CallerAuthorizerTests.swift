@@ -9,7 +9,7 @@ import Testing
 /// the caller's uid is injected where the test needs one other than its own.
 @Suite(.serialized)
 struct CallerAuthorizerTests {
-    static let action = CallerAuthorizer.action
+    static let action = EnergyBus.setLowPowerModeAction
 
     /// The error `authorize` threw, or nil when it allowed the caller.
     static func denial(_ authorizer: CallerAuthorizer, _ sender: String) async -> BusMethodError? {

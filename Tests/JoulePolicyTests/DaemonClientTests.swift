@@ -79,7 +79,7 @@ import Testing
     @Test func readsStatusStateAndSetsTheMode() async throws {
         try Self.requireDaemon()
         try await PrivateBusDaemon.with { bus in
-            var initial = EnergyService.State()
+            var initial = EnergyBusState()
             initial.lowPowerMode = true
             initial.source = .manual
             initial.thermalState = .serious
@@ -129,14 +129,14 @@ import Testing
         try Self.requireDaemon()
         try await PrivateBusDaemon.with { bus in
             let server = try await BusConnection.open(address: bus.address)
-            let good = EnergyService.State().properties
+            let good = EnergyBusState().properties
             let properties = good.map { name, value in
                 name == "Percentage"
                     ? BusInterface.Property(name, "s") { .string("lots") }
                     : BusInterface.Property(name, value.signature) { value }
             }
-            try await server.export(BusInterface(name: EnergyService.interfaceName, properties: properties), at: EnergyService.objectPath)
-            try await server.requestName(EnergyService.busName)
+            try await server.export(BusInterface(name: EnergyBus.interfaceName, properties: properties), at: EnergyBus.objectPath)
+            try await server.requestName(EnergyBus.busName)
             let client = try #require(await DaemonClient.find(environment: Self.environment(bus.address)))
             do {
                 _ = try await client.state()
@@ -160,7 +160,7 @@ import Testing
             let client = try #require(await DaemonClient.find(environment: Self.environment(bus.address)))
             var events = try await client.events(clock: FixedClock()).makeAsyncIterator()
 
-            var next = EnergyService.State()
+            var next = EnergyBusState()
             next.lowPowerMode = true
             next.source = .manual
             next.warningLevel = .critical
@@ -189,7 +189,7 @@ import Testing
     @Test func processInfoFollowsTheDaemon() async throws {
         try Self.requireDaemon()
         try await PrivateBusDaemon.with { bus in
-            var initial = EnergyService.State()
+            var initial = EnergyBusState()
             initial.thermalState = .fair
             let daemon = try await FakeDaemon(address: bus.address, initial: initial)
             let info = try await JouleProcessInfo.live(configuration: .init(), environment: Self.environment(bus.address))

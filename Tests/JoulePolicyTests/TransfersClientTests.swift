@@ -36,12 +36,12 @@ import Testing
 
     @Test func theDaemonsRefusalReadsAsItsMessage() {
         let refused = TransfersError(BusError.remote(
-            operation: "Add", target: TransfersService.busName, name: TransfersService.destinationBusyError,
+            operation: "Add", target: TransfersBus.busName, name: TransfersBus.destinationBusyError,
             message: "destination: /d/f is written by transfer 0f8e2c1a"))
         #expect(refused.description == "destination: /d/f is written by transfer 0f8e2c1a")
-        #expect(refused.errorName == TransfersService.destinationBusyError)
+        #expect(refused.errorName == TransfersBus.destinationBusyError)
         let gone = TransfersError(BusError.remote(
-            operation: "Get", target: TransfersService.busName, name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "x"))
+            operation: "Get", target: TransfersBus.busName, name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "x"))
         #expect(gone == .notRunning)
         #expect(gone.description.hasPrefix("joule daemon is not running on the session or system bus"))
     }

@@ -118,7 +118,7 @@ public struct AppRunner: Sendable {
             do {
                 socketPath = try await client.register(name: name, configuration: configuration)
             } catch {
-                if case .remote(_, _, let errorName, let message) = error, errorName == AppsService.nameInUseError {
+                if case .remote(_, _, let errorName, let message) = error, errorName == AppsBus.nameInUseError {
                     say(message + " (under joule daemon; pick another with --name)")
                     return Self.nameTaken
                 }

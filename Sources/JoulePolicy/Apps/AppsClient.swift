@@ -9,7 +9,7 @@ public final class AppsClient: Sendable {
 
     /// nil when no daemon serves `org.joule.Apps1` on either bus.
     public static func find(environment: [String: String]) async -> AppsClient? {
-        guard let (_, connection) = await DaemonClient.connection(owning: AppsService.busName, environment: environment) else {
+        guard let (_, connection) = await DaemonClient.connection(owning: AppsBus.busName, environment: environment) else {
             return nil
         }
         return AppsClient(connection: connection)
@@ -17,7 +17,7 @@ public final class AppsClient: Sendable {
 
     private func call(_ member: String, _ arguments: [BusValue] = []) async throws(BusError) -> [BusValue] {
         try await connection.call(
-            destination: AppsService.busName, path: AppsService.objectPath, interface: AppsService.interfaceName,
+            destination: AppsBus.busName, path: AppsBus.objectPath, interface: AppsBus.interfaceName,
             member: member, arguments: arguments, timeout: .seconds(10))
     }
 
@@ -44,7 +44,7 @@ public final class AppsClient: Sendable {
     }
 
     public func move(_ request: AppLifecycleRequest, app name: String) async throws(BusError) {
-        _ = try await call(AppsService.member(request), [.string(name)])
+        _ = try await call(request.busMember, [.string(name)])
     }
 
     /// The caller's apps (every app for root), as `joule app list --json` objects.
@@ -59,7 +59,7 @@ public final class AppsClient: Sendable {
     /// The `Event` signals, as event line objects.
     public func events() async throws(BusError) -> AsyncStream<JSONValue> {
         let signals = try await connection.signals(
-            matching: "type='signal',sender='\(AppsService.busName)',path='\(AppsService.objectPath)',interface='\(AppsService.interfaceName)',member='Event'")
+            matching: "type='signal',sender='\(AppsBus.busName)',path='\(AppsBus.objectPath)',interface='\(AppsBus.interfaceName)',member='Event'")
         return AsyncStream { continuation in
             let task = Task {
                 for await signal in signals {

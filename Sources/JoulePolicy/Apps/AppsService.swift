@@ -6,11 +6,6 @@ import JouleHardware
 /// known by the bus's record of their connection (uid and pid), never by what they send; an
 /// app may be moved only by its own user or root. The contract is `data/org.joule.Apps1.xml`.
 public final class AppsService: Sendable {
-    public static let busName = "org.joule.Apps1"
-    public static let objectPath = "/org/joule/Apps1"
-    public static let interfaceName = "org.joule.Apps1"
-    public static let unknownAppError = "org.joule.Apps1.Error.UnknownApp"
-    public static let nameInUseError = "org.joule.Apps1.Error.NameInUse"
 
     /// What the daemon does for each method; `DaemonApps` provides them.
     public struct Handlers: Sendable {
@@ -43,7 +38,7 @@ public final class AppsService: Sendable {
     private init(bus: BusConnection, handlers: Handlers, log: @escaping @Sendable (String) -> Void) {
         self.bus = bus
         self.handlers = handlers
-        signals = BusSignalEmitter(bus: bus, path: Self.objectPath, interface: Self.interfaceName, log: log)
+        signals = BusSignalEmitter(bus: bus, path: AppsBus.objectPath, interface: AppsBus.interfaceName, log: log)
     }
 
     /// Exports the object; `log` hears signals that could not be sent.
@@ -51,18 +46,13 @@ public final class AppsService: Sendable {
         on bus: BusConnection, handlers: Handlers, log: @escaping @Sendable (String) -> Void
     ) async throws(BusError) -> AppsService {
         let service = AppsService(bus: bus, handlers: handlers, log: log)
-        try await bus.export(service.interface(), at: objectPath)
+        try await bus.export(service.interface(), at: AppsBus.objectPath)
         return service
     }
 
     /// Emits `Event` with one `joule app events --json` line.
     public func announce(_ line: AppEventLine) async {
         await signals.signal("Event", [.string(line.json.serialized)])
-    }
-
-    /// The method that asks for `request`: `Foreground` for `foreground`.
-    static func member(_ request: AppLifecycleRequest) -> String {
-        request.rawValue.prefix(1).uppercased() + request.rawValue.dropFirst()
     }
 
     private func credentials(_ call: BusMethodCall) async throws(BusMethodError) -> BusCredentials {
@@ -117,12 +107,12 @@ public final class AppsService: Sendable {
             },
         ]
         for request in AppLifecycleRequest.allCases {
-            methods.append(.init(Self.member(request), in: "s", inNames: ["name"]) { call throws(BusMethodError) in
+            methods.append(.init(request.busMember, in: "s", inNames: ["name"]) { call throws(BusMethodError) in
                 let name = try Self.name(call)
                 try await self.handlers.move(try await self.credentials(call), request, name)
                 return []
             })
         }
-        return BusInterface(name: Self.interfaceName, methods: methods, signals: [.init("Event", "s", names: ["json"])])
+        return BusInterface(name: AppsBus.interfaceName, methods: methods, signals: [.init("Event", "s", names: ["json"])])
     }
 }

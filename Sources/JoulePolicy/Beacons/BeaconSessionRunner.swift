@@ -29,7 +29,7 @@ public struct BeaconSessionRunner {
     /// Where the policy comes from while the loop runs (live scans): a running energy engine,
     /// followed by `policy` (created when none is given). A failure to start it is reported
     /// to `energyUnavailable` and the scan goes on as asked.
-    public var energyState: (@Sendable () async throws -> JouleProcessInfo)?
+    public var energyState: (@Sendable () async throws -> any EnergyConditions)?
     public var energyUnavailable: @Sendable (String) -> Void = { _ in }
     /// Why a replay ended early (truncated or damaged capture), once `run` has returned.
     public private(set) var captureWarning: BTSnoopWarning?

@@ -14,7 +14,7 @@ public final class ScanPolicySwitch: Sendable {
 
     /// Keeps the switch in step with the energy engine: its state now, then every change,
     /// until the engine's events end or the task is cancelled.
-    public func follow(_ info: JouleProcessInfo) async {
+    public func follow(_ info: some EnergyConditions) async {
         set(.forEnergy(lowPowerMode: info.isLowPowerModeEnabled, thermalState: info.thermalState))
         for await event in info.events {
             set(.forEnergy(lowPowerMode: event.lowPowerMode, thermalState: event.thermalState))
@@ -22,7 +22,7 @@ public final class ScanPolicySwitch: Sendable {
     }
 
     /// Starts the energy engine with `start`, then follows it; throws when it cannot start.
-    public func follow(_ start: @Sendable () async throws -> JouleProcessInfo) async throws {
+    public func follow(_ start: @Sendable () async throws -> any EnergyConditions) async throws {
         await follow(try await start())
     }
 }

@@ -10,7 +10,6 @@ public struct CallerAuthorizer: Sendable {
         case session(uid: UInt32)
     }
 
-    public static let action = "org.joule.Energy1.set-low-power-mode"
 
     public let mode: Mode
     private let uid: @Sendable (String) async throws(BusError) -> UInt32
@@ -36,7 +35,7 @@ public struct CallerAuthorizer: Sendable {
             mode: mode,
             uid: { sender throws(BusError) in try await bus.credentials(of: sender).uid },
             polkit: { sender throws(PolkitError) in
-                try await authority.checkAuthorization(busName: sender, action: Self.action, allowUserInteraction: false)
+                try await authority.checkAuthorization(busName: sender, action: EnergyBus.setLowPowerModeAction, allowUserInteraction: false)
             })
     }
 
@@ -47,7 +46,7 @@ public struct CallerAuthorizer: Sendable {
         case .session(let owner):
             let caller = try await callerUID(sender)
             guard caller == owner || caller == 0 else {
-                throw .accessDenied("\(Self.action): only uid \(owner), whose session this is, or root may set Low Power Mode; the caller is uid \(caller)")
+                throw .accessDenied("\(EnergyBus.setLowPowerModeAction): only uid \(owner), whose session this is, or root may set Low Power Mode; the caller is uid \(caller)")
             }
         case .system:
             let authorized: Bool
@@ -58,11 +57,11 @@ public struct CallerAuthorizer: Sendable {
                 // when polkit is missing or broken; everyone else is refused.
                 if try await callerUID(sender) == 0 { return }
                 if case .unavailable = error {
-                    throw .accessDenied("\(Self.action): polkit is not available, so only root may set Low Power Mode")
+                    throw .accessDenied("\(EnergyBus.setLowPowerModeAction): polkit is not available, so only root may set Low Power Mode")
                 }
-                throw .accessDenied("\(Self.action): \(error)")
+                throw .accessDenied("\(EnergyBus.setLowPowerModeAction): \(error)")
             }
-            guard authorized else { throw .accessDenied("\(Self.action): not authorized by polkit") }
+            guard authorized else { throw .accessDenied("\(EnergyBus.setLowPowerModeAction): not authorized by polkit") }
         }
     }
 
@@ -70,7 +69,7 @@ public struct CallerAuthorizer: Sendable {
         do {
             return try await uid(sender)
         } catch {
-            throw .accessDenied("\(Self.action): cannot tell who \(sender) is: \(error)")
+            throw .accessDenied("\(EnergyBus.setLowPowerModeAction): cannot tell who \(sender) is: \(error)")
         }
     }
 }

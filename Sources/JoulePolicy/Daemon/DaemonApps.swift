@@ -67,7 +67,7 @@ actor DaemonApps {
         do {
             service = try await AppsService.export(on: bus, handlers: handlers, log: log)
         } catch {
-            throw .bus("cannot export \(AppsService.objectPath): \(error)")
+            throw .bus("cannot export \(AppsBus.objectPath): \(error)")
         }
         let events = await supervisor.events()
         let service = service
@@ -141,7 +141,7 @@ actor DaemonApps {
         guard let name = options["name"]?.stringValue else { throw .invalidArgs("Register: the option \"name\" (s) is missing") }
         guard AppSupervisorError.isValidName(name) else { throw .invalidArgs(AppSupervisorError.invalidName(name).description) }
         guard reserved[name] == nil, !(await supervisor.names.contains(name)) else {
-            throw BusMethodError(name: AppsService.nameInUseError, message: AppSupervisorError.nameInUse(name).description)
+            throw BusMethodError(name: AppsBus.nameInUseError, message: AppSupervisorError.nameInUse(name).description)
         }
         var configuration = AppLifecycleMachine.Configuration()
         func seconds(_ key: String) throws(BusMethodError) -> Duration? {
@@ -179,7 +179,7 @@ actor DaemonApps {
 
     private func attach(sender: String, credentials: BusCredentials, name: String, pid: UInt32, cgroup: String) async throws(BusMethodError) {
         guard let reservation = reserved[name], reservation.sender == sender else {
-            throw BusMethodError(name: AppsService.unknownAppError, message: "Attach: \(AppSupervisorError.shown(name)) was not registered by this connection")
+            throw BusMethodError(name: AppsBus.unknownAppError, message: "Attach: \(AppSupervisorError.shown(name)) was not registered by this connection")
         }
         let procfs = controller.procfs
         guard pid > 0, pid <= UInt32(Int32.max), let stat = (try? procfs.stat(Int32(pid))) ?? nil else {
@@ -222,7 +222,7 @@ actor DaemonApps {
             return
         }
         guard registrants[name] == sender else {
-            throw BusMethodError(name: AppsService.unknownAppError, message: "Exited: \(AppSupervisorError.shown(name)) is not an app this connection registered")
+            throw BusMethodError(name: AppsBus.unknownAppError, message: "Exited: \(AppSupervisorError.shown(name)) is not an app this connection registered")
         }
         registrants[name] = nil
         await supervisor.exited(name, detail: detail)
@@ -236,7 +236,7 @@ actor DaemonApps {
                 let entryOwner = await supervisor.owner(of: entry.app)
                 if uid == 0 || entryOwner == uid { visible.append(entry.app) }
             }
-            throw BusMethodError(name: AppsService.unknownAppError, message: AppSupervisorError.unknownApp(name, known: visible).description)
+            throw BusMethodError(name: AppsBus.unknownAppError, message: AppSupervisorError.unknownApp(name, known: visible).description)
         }
         guard uid == owner || uid == 0 else {
             throw .accessDenied("\(name) belongs to uid \(owner); only that user or root may move it (the caller is uid \(uid))")
@@ -244,7 +244,7 @@ actor DaemonApps {
         do {
             try await supervisor.request(request, app: name)
         } catch {
-            throw BusMethodError(name: AppsService.unknownAppError, message: error.description)
+            throw BusMethodError(name: AppsBus.unknownAppError, message: error.description)
         }
     }
 

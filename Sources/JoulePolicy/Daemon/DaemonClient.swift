@@ -15,7 +15,7 @@ public final class DaemonClient: Sendable {
         /// it left behind.
         case energy(TimedEvent)
         /// The properties after a `PropertiesChanged`.
-        case state(EnergyService.State)
+        case state(EnergyBusState)
     }
 
     public let bus: Bus
@@ -36,7 +36,7 @@ public final class DaemonClient: Sendable {
     /// it. Never waits: a missing socket or a refused connection just means no daemon here,
     /// and `NameHasOwner` does not start a bus-activatable service.
     public static func find(environment: [String: String]) async -> DaemonClient? {
-        guard let (bus, connection) = await connection(owning: EnergyService.busName, environment: environment) else {
+        guard let (bus, connection) = await connection(owning: EnergyBus.busName, environment: environment) else {
             return nil
         }
         return DaemonClient(bus: bus, connection: connection)
@@ -128,17 +128,17 @@ public final class DaemonClient: Sendable {
     }
 
     /// Every property at once (`Properties.GetAll`), each checked for its contract type.
-    public func state() async throws(BusError) -> EnergyService.State {
-        let operation = "GetAll \(EnergyService.interfaceName)"
+    public func state() async throws(BusError) -> EnergyBusState {
+        let operation = "GetAll \(EnergyBus.interfaceName)"
         let reply = try await connection.call(
-            destination: EnergyService.busName, path: EnergyService.objectPath,
+            destination: EnergyBus.busName, path: EnergyBus.objectPath,
             interface: "org.freedesktop.DBus.Properties", member: "GetAll",
-            arguments: [.string(EnergyService.interfaceName)], timeout: .seconds(10))
+            arguments: [.string(EnergyBus.interfaceName)], timeout: .seconds(10))
         guard reply.count == 1, case .array(_, let entries) = reply[0] else {
             throw .unexpected(operation: operation, detail: "expected a{sv}, got \(reply)")
         }
         let values = try Self.dictionary(entries, operation: operation)
-        var state = EnergyService.State()
+        var state = EnergyBusState()
         for name in Self.propertyNames {
             guard let value = values[name] else { throw .unexpected(operation: operation, detail: "\(name) is missing") }
             try Self.apply(name, value, to: &state, operation: operation)
@@ -152,8 +152,8 @@ public final class DaemonClient: Sendable {
     /// consumer stops iterating.
     public func events(clock: any JouleClock = SystemClock()) async throws(BusError) -> AsyncStream<Event> {
         let subscription = try await DaemonSignals.subscribe(
-            on: connection, matching: "type='signal',sender='\(EnergyService.busName)',path='\(EnergyService.objectPath)'",
-            ownedBy: EnergyService.busName)
+            on: connection, matching: "type='signal',sender='\(EnergyBus.busName)',path='\(EnergyBus.objectPath)'",
+            ownedBy: EnergyBus.busName)
         let tracker = Tracker(try await state())
         return subscription.stream(holder: self, bufferingNewest: 256) { tracker.apply($0, at: clock.now()) }
     }
@@ -162,13 +162,13 @@ public final class DaemonClient: Sendable {
 
     private func call(_ member: String, arguments: [BusValue] = [], timeout: Duration?) async throws(BusError) -> [BusValue] {
         try await connection.call(
-            destination: EnergyService.busName, path: EnergyService.objectPath, interface: EnergyService.interfaceName,
+            destination: EnergyBus.busName, path: EnergyBus.objectPath, interface: EnergyBus.interfaceName,
             member: member, arguments: arguments, timeout: timeout)
     }
 
     // MARK: properties
 
-    static let propertyNames = EnergyService.State().properties.map(\.0)
+    static let propertyNames = EnergyBusState().properties.map(\.0)
 
     /// `a{sv}` entries by name, values out of their variants.
     static func dictionary(_ entries: [BusValue], operation: String) throws(BusError) -> [String: BusValue] {
@@ -184,7 +184,7 @@ public final class DaemonClient: Sendable {
 
     /// Sets property `name` on `state` from `value`, checking its type and its words.
     /// Properties the contract does not name are ignored (a newer daemon may add some).
-    static func apply(_ name: String, _ value: BusValue, to state: inout EnergyService.State, operation: String) throws(BusError) {
+    static func apply(_ name: String, _ value: BusValue, to state: inout EnergyBusState, operation: String) throws(BusError) {
         func bad(_ expected: String) -> BusError {
             .unexpected(operation: operation, detail: "\(name): expected \(expected), got \(value.signature) \(value)")
         }
@@ -221,11 +221,11 @@ public final class DaemonClient: Sendable {
     /// The properties as the signals leave them; turns signals into events. Shared by the
     /// forwarding task and `events()`, hence the lock.
     final class Tracker: Sendable {
-        private let current: Locked<EnergyService.State>
+        private let current: Locked<EnergyBusState>
 
-        init(_ state: EnergyService.State) { current = Locked(state) }
+        init(_ state: EnergyBusState) { current = Locked(state) }
 
-        var state: EnergyService.State { current.withLock { $0 } }
+        var state: EnergyBusState { current.withLock { $0 } }
 
         /// The events `message` means. A signal with the wrong arguments is dropped: one bad
         /// message from a daemon must not end a watch.
@@ -237,13 +237,13 @@ public final class DaemonClient: Sendable {
                 }
                 let arguments = message.arguments
                 switch (message.interface, message.member) {
-                case (EnergyService.interfaceName, "PowerStateDidChange"):
+                case (EnergyBus.interfaceName, "PowerStateDidChange"):
                     guard arguments.count == 2, let on = arguments[0].boolValue, let reason = arguments[1].stringValue else {
                         return []
                     }
                     state.lowPowerMode = on
                     return [timed(.powerStateDidChange(lowPowerMode: on, reason: reason))]
-                case (EnergyService.interfaceName, "ThermalStateDidChange"):
+                case (EnergyBus.interfaceName, "ThermalStateDidChange"):
                     guard arguments.count == 3, let new = arguments[0].stringValue.flatMap(ThermalState.init(name:)),
                           let previous = arguments[1].stringValue.flatMap(ThermalState.init(name:)),
                           let cause = arguments[2].stringValue
@@ -251,7 +251,7 @@ public final class DaemonClient: Sendable {
                     state.thermalState = new
                     return [timed(.thermalStateDidChange(state: new, previous: previous, cause: cause.isEmpty ? nil : cause))]
                 case ("org.freedesktop.DBus.Properties", "PropertiesChanged"):
-                    guard arguments.count >= 2, arguments[0].stringValue == EnergyService.interfaceName,
+                    guard arguments.count >= 2, arguments[0].stringValue == EnergyBus.interfaceName,
                           case .array(_, let entries) = arguments[1],
                           let values = try? DaemonClient.dictionary(entries, operation: "PropertiesChanged")
                     else { return [] }

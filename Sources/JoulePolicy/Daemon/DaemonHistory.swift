@@ -220,3 +220,17 @@ actor DaemonHistory {
         }
     }
 }
+
+extension HistoryEntry {
+    // Here, not in the history module, which knows nothing of the transfer queue.
+    /// A finished transfer as a marker; nil while it is live.
+    public init?(transfer: Transfer, at timestamp: Double) {
+        guard !transfer.state.isLive else { return nil }
+        var reason: String?
+        if case .failed(let why) = transfer.state { reason = why }
+        self.init(
+            timestamp: timestamp, kind: .transfer, id: transfer.id, subtype: transfer.state.name,
+            subject: transfer.destination ?? transfer.uploadSource ?? transfer.url, detail: reason,
+            bytes: transfer.durableBytes, ownerUID: transfer.ownerUID)
+    }
+}

@@ -49,7 +49,7 @@ actor DaemonTransfers {
         do {
             service = try await TransfersService.export(on: bus, scheduler: scheduler, log: log)
         } catch {
-            throw .bus("cannot export \(TransfersService.objectPath): \(error)")
+            throw .bus("cannot export \(TransfersBus.objectPath): \(error)")
         }
     }
 

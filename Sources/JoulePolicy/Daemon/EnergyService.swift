@@ -4,33 +4,6 @@ import JouleHardware
 /// snapshot under a lock, so a property read never waits for the engines), its methods,
 /// and the change signals. The contract is `data/org.joule.Energy1.xml`.
 public final class EnergyService: Sendable {
-    public static let busName = "org.joule.Energy1"
-    public static let objectPath = "/org/joule/Energy1"
-    public static let interfaceName = "org.joule.Energy1"
-    /// The polkit action that authorises `SetLowPowerMode` on the system bus.
-    public static let setLowPowerModeAction = "org.joule.Energy1.set-low-power-mode"
-
-    /// What the properties show.
-    public struct State: Sendable, Equatable {
-        public var lowPowerMode = false
-        public var source = LowPowerModeSource.auto
-        public var thermalState = ThermalState.nominal
-        public var onBattery = false
-        /// −1 without a battery, as the contract says.
-        public var percentage = -1.0
-        public var warningLevel = BatteryWarningLevel.none
-
-        public init() {}
-
-        /// The D-Bus names and values, in the contract's order.
-        var properties: [(String, BusValue)] {
-            [
-                ("LowPowerMode", .bool(lowPowerMode)), ("LowPowerModeSource", .string(source.rawValue)),
-                ("ThermalState", .string(thermalState.description)), ("OnBattery", .bool(onBattery)),
-                ("Percentage", .double(percentage)), ("WarningLevel", .string(warningLevel.rawValue)),
-            ]
-        }
-    }
 
     /// What the methods do, supplied by the daemon.
     public struct Handlers: Sendable {
@@ -61,15 +34,15 @@ public final class EnergyService: Sendable {
 
     /// Shared with the property getters, which run on the bus thread.
     private final class Snapshot: Sendable {
-        let value: Locked<State>
-        init(_ state: State) { value = Locked(state) }
+        let value: Locked<EnergyBusState>
+        init(_ state: EnergyBusState) { value = Locked(state) }
     }
 
     private let signals: BusSignalEmitter
     private let snapshot: Snapshot
 
-    private init(bus: BusConnection, state: State, log: @escaping @Sendable (String) -> Void) {
-        signals = BusSignalEmitter(bus: bus, path: Self.objectPath, interface: Self.interfaceName, log: log)
+    private init(bus: BusConnection, state: EnergyBusState, log: @escaping @Sendable (String) -> Void) {
+        signals = BusSignalEmitter(bus: bus, path: EnergyBus.objectPath, interface: EnergyBus.interfaceName, log: log)
         snapshot = Snapshot(state)
     }
 
@@ -77,18 +50,18 @@ public final class EnergyService: Sendable {
     /// after the export, so the first caller finds the object. `log` hears signals that could
     /// not be sent.
     public static func export(
-        on bus: BusConnection, initial: State, handlers: Handlers, log: @escaping @Sendable (String) -> Void
+        on bus: BusConnection, initial: EnergyBusState, handlers: Handlers, log: @escaping @Sendable (String) -> Void
     ) async throws(BusError) -> EnergyService {
         let service = EnergyService(bus: bus, state: initial, log: log)
-        try await bus.export(service.interface(handlers), at: objectPath)
+        try await bus.export(service.interface(handlers), at: EnergyBus.objectPath)
         return service
     }
 
-    public var current: State { snapshot.value.withLock { $0 } }
+    public var current: EnergyBusState { snapshot.value.withLock { $0 } }
 
     /// Publishes `new`: PropertiesChanged for the properties that differ (one signal).
-    public func update(_ new: State) async {
-        let old = snapshot.value.withLock { state -> State in
+    public func update(_ new: EnergyBusState) async {
+        let old = snapshot.value.withLock { state -> EnergyBusState in
             defer { state = new }
             return state
         }
@@ -108,11 +81,11 @@ public final class EnergyService: Sendable {
     private func interface(_ handlers: Handlers) -> BusInterface {
         let snapshot = self.snapshot
         func property(_ index: Int, _ signature: String) -> BusInterface.Property {
-            let name = State().properties[index].0
+            let name = EnergyBusState().properties[index].0
             return .init(name, signature) { snapshot.value.withLock { $0.properties[index].1 } }
         }
         return BusInterface(
-            name: Self.interfaceName,
+            name: EnergyBus.interfaceName,
             properties: [
                 property(0, "b"), property(1, "s"), property(2, "s"), property(3, "b"), property(4, "d"), property(5, "s"),
             ],

@@ -184,15 +184,15 @@ public actor JouleDaemon {
             try await apps.start(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
             self.apps = apps
             // Only one daemon may own the knobs: the name is taken before any is touched.
-            try await bus.requestName(EnergyService.busName)
-            if transfers != nil { try await bus.requestName(TransfersService.busName) }
-            try await bus.requestName(AppsService.busName)
+            try await bus.requestName(EnergyBus.busName)
+            if transfers != nil { try await bus.requestName(TransfersBus.busName) }
+            try await bus.requestName(AppsBus.busName)
         } catch {
             await bus.close()
             throw .bus("\(error)")
         }
         self.service = service
-        log("serving \(EnergyService.busName) on the \(options.bus.rawValue) bus (\(bus.address)); config \(configuration.file ?? "defaults (no \(options.configPath))")")
+        log("serving \(EnergyBus.busName) on the \(options.bus.rawValue) bus (\(bus.address)); config \(configuration.file ?? "defaults (no \(options.configPath))")")
 
         await actuation.recover()
         await followPowerProfiles()
@@ -217,9 +217,9 @@ public actor JouleDaemon {
         await apps?.stop()
         await workloads.stop()
         await actuation.shutdown()
-        if transfers != nil { try? await bus.releaseName(TransfersService.busName) }
-        try? await bus.releaseName(AppsService.busName)
-        try? await bus.releaseName(EnergyService.busName)
+        if transfers != nil { try? await bus.releaseName(TransfersBus.busName) }
+        try? await bus.releaseName(AppsBus.busName)
+        try? await bus.releaseName(EnergyBus.busName)
         await bus.close()
         if let systemBus, systemBus !== bus { await systemBus.close() }
         if let lost {
@@ -397,8 +397,8 @@ public actor JouleDaemon {
         }
     }
 
-    private func state() async -> EnergyService.State {
-        var state = EnergyService.State()
+    private func state() async -> EnergyBusState {
+        var state = EnergyBusState()
         guard let engine else { return state }
         state.lowPowerMode = await engine.lowPowerMode
         state.source = await engine.lowPowerModeSource

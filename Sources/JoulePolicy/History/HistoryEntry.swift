@@ -58,17 +58,6 @@ public struct HistoryEntry: Sendable, Hashable {
         }
     }
 
-    /// A finished transfer as a marker; nil while it is live.
-    public init?(transfer: Transfer, at timestamp: Double) {
-        guard !transfer.state.isLive else { return nil }
-        var reason: String?
-        if case .failed(let why) = transfer.state { reason = why }
-        self.init(
-            timestamp: timestamp, kind: .transfer, id: transfer.id, subtype: transfer.state.name,
-            subject: transfer.destination ?? transfer.uploadSource ?? transfer.url, detail: reason,
-            bytes: transfer.durableBytes, ownerUID: transfer.ownerUID)
-    }
-
     /// A short label for a chart: `CPU_FATAL cc1plus [4242]`, `download completed: a.iso`.
     public var label: String {
         switch kind {

@@ -55,7 +55,7 @@ public final class HistoryStore: Sendable {
     ])
 
     /// The file, shared with the transfer queue.
-    public static let fileName = TransferStore.fileName
+    public static let fileName = "transfers.db"
 
     public let database: SQLiteDatabase
 

@@ -8,27 +8,7 @@ public struct NetworkManagerClient: Sendable {
     public static let path = "/org/freedesktop/NetworkManager"
     public static let interface = "org.freedesktop.NetworkManager"
 
-    /// NMMetered (nm-dbus-interface.h).
-    public enum Metered: UInt32, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        case unknown = 0
-        case yes = 1
-        case no = 2
-        case guessYes = 3
-        case guessNo = 4
-
-        /// YES and GUESS_YES; UNKNOWN is not metered here (callers fall back to the route).
-        public var isMetered: Bool { self == .yes || self == .guessYes }
-
-        public var description: String {
-            switch self {
-            case .unknown: "unknown"
-            case .yes: "yes"
-            case .no: "no"
-            case .guessYes: "guess-yes"
-            case .guessNo: "guess-no"
-            }
-        }
-    }
+    public typealias Metered = NetworkManagerMetered
 
     /// Something NetworkManager told us.
     public enum Change: Sendable, Hashable {

@@ -34,7 +34,7 @@ public enum NetworkMeteredness {
     /// Pure: `networkManager` nil when NM is not on the bus; `kind` nil when the interface
     /// could not be read (then it is taken as not cellular).
     public static func decide(
-        overrides: [String: Bool], networkManager: NetworkManagerClient.Metered?, defaultRoute: DefaultRoute?,
+        overrides: [String: Bool], networkManager: NetworkManagerMetered?, defaultRoute: DefaultRoute?,
         kind: NetworkInterfaceKind?
     ) -> Decision {
         let interface = defaultRoute?.interface
@@ -51,7 +51,7 @@ public enum NetworkMeteredness {
     /// Reads `ROOT/proc/net/route` and, when needed, the interface's kind under `root`, then
     /// decides. An unreadable route table counts as no default route.
     public static func read(
-        root: FileRoot = .live, overrides: [String: Bool] = [:], networkManager: NetworkManagerClient.Metered?
+        root: FileRoot = .live, overrides: [String: Bool] = [:], networkManager: NetworkManagerMetered?
     ) -> Decision {
         let route = (try? DefaultRoute.read(root: root)) ?? nil
         var kind: NetworkInterfaceKind?

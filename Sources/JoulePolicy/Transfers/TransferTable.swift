@@ -73,5 +73,5 @@ public enum TransferTable {
     }
 
     /// ISO-8601 UTC to the millisecond: `2026-12-06T03:58:48.706Z`.
-    public static func utcText(_ seconds: Double) -> String { BeaconTime.utcText(Int64((seconds * 1000).rounded()) * 1000) }
+    public static func utcText(_ seconds: Double) -> String { UTCTime.text(Int64((seconds * 1000).rounded()) * 1000) }
 }

@@ -17,7 +17,7 @@ public final class TransfersClient: Sendable {
     public static func connect(
         environment: [String: String] = CurrentProcess.environment()
     ) async throws(TransfersError) -> TransfersClient {
-        guard let (bus, connection) = await DaemonClient.connection(owning: TransfersService.busName, environment: environment) else {
+        guard let (bus, connection) = await DaemonClient.connection(owning: TransfersBus.busName, environment: environment) else {
             throw .notRunning
         }
         return TransfersClient(bus: bus, connection: connection)
@@ -43,7 +43,7 @@ public final class TransfersClient: Sendable {
         return try await string("Add", [checked.busValue])
     }
 
-    /// `Cancel`. A finished transfer is refused with `TransfersService.alreadyFinishedError`.
+    /// `Cancel`. A finished transfer is refused with `TransfersBus.alreadyFinishedError`.
     public func cancel(_ id: String) async throws(TransfersError) {
         _ = try await call("Cancel", [.string(id)])
     }
@@ -80,7 +80,7 @@ public final class TransfersClient: Sendable {
         if ids.contains(text) { return text }
         let fits = text.isEmpty ? [] : ids.filter { $0.hasPrefix(text.lowercased()) }
         switch fits.count {
-        case 0: throw .refused(name: TransfersService.notFoundError, message: "no transfer \(text)")
+        case 0: throw .refused(name: TransfersBus.notFoundError, message: "no transfer \(text)")
         case 1: return fits[0]
         default: throw .ambiguous(prefix: text, ids: fits)
         }
@@ -91,10 +91,10 @@ public final class TransfersClient: Sendable {
     /// that subscribes and then reads a state misses nothing between. The stream ends when the
     /// daemon leaves the bus, when the connection closes, or when the consumer stops.
     public func events() async throws(TransfersError) -> AsyncStream<TransferEvent> {
-        let rule = "type='signal',sender='\(TransfersService.busName)',interface='\(TransfersService.interfaceName)',"
-            + "path='\(TransfersService.objectPath)'"
+        let rule = "type='signal',sender='\(TransfersBus.busName)',interface='\(TransfersBus.interfaceName)',"
+            + "path='\(TransfersBus.objectPath)'"
         do throws(BusError) {
-            let subscription = try await DaemonSignals.subscribe(on: connection, matching: rule, ownedBy: TransfersService.busName)
+            let subscription = try await DaemonSignals.subscribe(on: connection, matching: rule, ownedBy: TransfersBus.busName)
             return subscription.stream(holder: self, bufferingNewest: 1024) { message in
                 TransferEvent(member: message.member, arguments: message.arguments).map { [$0] } ?? []
             }
@@ -125,8 +125,8 @@ public final class TransfersClient: Sendable {
     private func call(_ member: String, _ arguments: [BusValue]) async throws(TransfersError) -> [BusValue] {
         do throws(BusError) {
             return try await connection.call(
-                destination: TransfersService.busName, path: TransfersService.objectPath,
-                interface: TransfersService.interfaceName, member: member, arguments: arguments)
+                destination: TransfersBus.busName, path: TransfersBus.objectPath,
+                interface: TransfersBus.interfaceName, member: member, arguments: arguments)
         } catch {
             throw TransfersError(error)
         }

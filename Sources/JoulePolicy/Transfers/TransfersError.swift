@@ -5,7 +5,7 @@ import JouleHardware
 public enum TransfersError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No connection owns `org.joule.Transfers1` on the session or the system bus.
     case notRunning
-    /// The daemon answered with a D-Bus error: its name (`TransfersService.notFoundError`,
+    /// The daemon answered with a D-Bus error: its name (`TransfersBus.notFoundError`,
     /// `org.freedesktop.DBus.Error.InvalidArgs`, …) and message.
     case refused(name: String, message: String)
     /// The bus failed (a closed connection, a timeout), or the daemon left it.
@@ -19,7 +19,7 @@ public enum TransfersError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .notRunning: "joule daemon is not running on the session or system bus (nobody owns \(TransfersService.busName))"
+        case .notRunning: "joule daemon is not running on the session or system bus (nobody owns \(TransfersBus.busName))"
         case .refused(_, let message): message
         case .invalid(let invalid): invalid.message
         case .ambiguous(let prefix, let ids): "\(prefix) fits \(ids.count) transfers (\(ids.joined(separator: ", "))); give more of the id"
@@ -46,5 +46,5 @@ public enum TransfersError: Error, Sendable, Hashable, CustomStringConvertible {
     public var isInvalidArgument: Bool { errorName == BusMethodError.invalidArgs("").name }
 
     /// No such transfer, or one the caller may not see.
-    public var isNotFound: Bool { errorName == TransfersService.notFoundError }
+    public var isNotFound: Bool { errorName == TransfersBus.notFoundError }
 }

@@ -5,14 +5,6 @@ import JouleHardware
 /// are known by the uid the bus gives for their connection (GetConnectionCredentials), never
 /// by anything they send. The contract is `data/org.joule.Transfers1.xml`.
 public final class TransfersService: Sendable {
-    /// The daemon owns this name beside `org.joule.Energy1`.
-    public static let busName = "org.joule.Transfers1"
-    public static let objectPath = "/org/joule/Transfers1"
-    public static let interfaceName = "org.joule.Transfers1"
-    /// Error names beyond the standard InvalidArgs and AccessDenied.
-    public static let notFoundError = "org.joule.Transfers1.Error.NotFound"
-    public static let destinationBusyError = "org.joule.Transfers1.Error.DestinationBusy"
-    public static let alreadyFinishedError = "org.joule.Transfers1.Error.AlreadyFinished"
 
     private let bus: BusConnection
     private let scheduler: TransferScheduler
@@ -22,7 +14,7 @@ public final class TransfersService: Sendable {
     private init(bus: BusConnection, scheduler: TransferScheduler, log: @escaping @Sendable (String) -> Void) {
         self.bus = bus
         self.scheduler = scheduler
-        signals = BusSignalEmitter(bus: bus, path: Self.objectPath, interface: Self.interfaceName, log: log)
+        signals = BusSignalEmitter(bus: bus, path: TransfersBus.objectPath, interface: TransfersBus.interfaceName, log: log)
     }
 
     /// Exports the object; the name is requested separately, after the export. `log` hears
@@ -31,7 +23,7 @@ public final class TransfersService: Sendable {
         on bus: BusConnection, scheduler: TransferScheduler, log: @escaping @Sendable (String) -> Void
     ) async throws(BusError) -> TransfersService {
         let service = TransfersService(bus: bus, scheduler: scheduler, log: log)
-        try await bus.export(service.interface(), at: objectPath)
+        try await bus.export(service.interface(), at: TransfersBus.objectPath)
         return service
     }
 
@@ -54,7 +46,7 @@ public final class TransfersService: Sendable {
 
     private func interface() -> BusInterface {
         BusInterface(
-            name: Self.interfaceName,
+            name: TransfersBus.interfaceName,
             methods: [
                 .init("Add", in: "a{sv}", inNames: ["request"], out: "s", outNames: ["id"]) { call throws(BusMethodError) in
                     guard call.arguments.count == 1 else { throw .invalidArgs("Add takes one a{sv} request") }
@@ -154,11 +146,11 @@ public final class TransfersService: Sendable {
     static func busError(_ error: TransferStoreError) -> BusMethodError {
         switch error {
         case .notFound(let id), .notPermitted(let id, _):
-            BusMethodError(name: notFoundError, message: "no transfer \(TransferRequest.clip(id))")
+            BusMethodError(name: TransfersBus.notFoundError, message: "no transfer \(TransferRequest.clip(id))")
         case .destinationInUse:
-            BusMethodError(name: destinationBusyError, message: error.description)
+            BusMethodError(name: TransfersBus.destinationBusyError, message: error.description)
         case .alreadyFinished:
-            BusMethodError(name: alreadyFinishedError, message: error.description)
+            BusMethodError(name: TransfersBus.alreadyFinishedError, message: error.description)
         case .invalid(let message):
             .invalidArgs(message)
         default:
