@@ -5,9 +5,11 @@ let package = Package(
     name: "Joule",
     products: [
         .executable(name: "joule", targets: ["joule"]),
+        .library(name: "JouleWire", targets: ["JouleWire"]),
         .library(name: "JouleHardware", targets: ["JouleHardware"]),
-        .library(name: "JoulePolicy", targets: ["JoulePolicy"]),
-        .library(name: "JouleTransfers", targets: ["JouleTransfers"]),
+        .library(name: "JouleEnergy", targets: ["JouleEnergy"]),
+        .library(name: "JouleClient", targets: ["JouleClient"]),
+        .library(name: "JouleHTTP", targets: ["JouleHTTP"]),
         .library(name: "JouleApplication", targets: ["JouleApplication"]),
     ],
     dependencies: [
@@ -19,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         // The Prometheus registry and text format behind /metrics and `joule export`.
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        // RealModule: pow and exp without importing Glibc outside a gateway (already resolved
+        // for swift-prometheus's dependencies).
+        .package(url: "https://github.com/apple/swift-numerics", exact: "1.1.1"),
     ],
     targets: [
         // C libraries only: module maps and tiny shims, no logic.
@@ -40,33 +45,67 @@ let package = Package(
         // CJouleShims also loads the system libcrypto for SHA-256 on first use (sha256.c):
         // NIOSSL's BoringSSL is not a product, and swift-crypto would build a second BoringSSL.
         .target(name: "CJouleShims", path: "CModules/CJouleShims"),
+        // The layers, bottom up; scripts/check-layers.sh (make test) holds each module to
+        // importing only what is below it. README "Layout" draws the graph.
+        // The wire: what the daemon, its clients and apps say to each other (the lifecycle
+        // codec, bus names, JSON), on the standard library and one lock.
+        .target(name: "JouleWire"),
         // Readings as Sendable values; knows nothing of policy. Only Gateway/ calls C.
         .target(
             name: "JouleHardware",
             dependencies: [
-                "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CSQLite",
+                "JouleWire", "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CSQLite",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
-        // State engines and enforcement; never touches a file descriptor or C pointer itself.
+        // The energy state: engines, thermal, power, Low Power Mode's knobs, energy, status.
         .target(
-            name: "JoulePolicy",
-            dependencies: ["JouleHardware", .product(name: "Yams", package: "Yams")]),
+            name: "JouleEnergy",
+            dependencies: ["JouleWire", "JouleHardware", .product(name: "RealModule", package: "swift-numerics")]),
+        // Work the energy state governs: the CPU monitor, enforcement, reports, beacons, the
+        // metrics seam, and the YAML config's reader.
+        .target(
+            name: "JouleWorkloads",
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy",
+                .product(name: "Yams", package: "Yams"), .product(name: "RealModule", package: "swift-numerics"),
+            ]),
+        // The app supervisor: lifecycle machine, suspension, budgets, the control socket.
+        .target(name: "JouleApps", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads"]),
+        // The deferred-transfer queue and its scheduler; the HTTP is JouleHTTP's.
+        .target(name: "JouleTransferQueue", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy"]),
+        // History: the store, the timeline and its charts.
+        .target(name: "JouleHistory", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads"]),
+        // The process `joule daemon`: its D-Bus services and its clients of polkit, ppd, NM.
+        .target(
+            name: "JouleDaemon",
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
+                "JouleHistory", .product(name: "Yams", package: "Yams"),
+            ]),
+        // Programs that ask the daemon (or, without one, read locally): DaemonClient,
+        // TransfersClient, AppsClient, JouleProcessInfo, the Swift APIs. Never the daemon.
+        .target(
+            name: "JouleClient",
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
+                "JouleHistory",
+            ]),
         // Deferred transfers' HTTP (resumable downloads, retry policy). The only target that
         // imports AsyncHTTPClient, so the rest of the package does not build against NIO.
         .target(
-            name: "JouleTransfers",
+            name: "JouleHTTP",
             dependencies: [
-                "JoulePolicy", "JouleHardware",
+                "JouleWire", "JouleHardware", "JouleTransferQueue",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         // Prometheus: the registry glue (swift-prometheus) and the /metrics endpoint (SwiftNIO's
-        // HTTP/1). The daemon sees it only through JoulePolicy's MetricsExporter, injected by
-        // `joule`, so JoulePolicy still does not build against NIO.
+        // HTTP/1). The daemon sees it only through JouleWorkloads' MetricsExporter, injected by
+        // `joule`, so the daemon does not build against NIO.
         .target(
             name: "JouleMetrics",
             dependencies: [
-                "JoulePolicy", "JouleHardware",
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleTransferQueue",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -76,30 +115,75 @@ let package = Package(
         .executableTarget(
             name: "joule",
             dependencies: [
-                "JoulePolicy", "JouleTransfers", "JouleMetrics",
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
+                "JouleHistory", "JouleDaemon", "JouleClient", "JouleHTTP", "JouleMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.
-        .executableTarget(name: "joule-bench", dependencies: ["JouleHardware", "JoulePolicy", "JouleTransfers"]),
+        .executableTarget(name: "joule-bench", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleHTTP"]),
+        // What an app links to hear its lifecycle: the wire, nothing else of Joule's, no C libraries.
+        .target(name: "JouleApplication", dependencies: ["JouleWire"]),
         // Test doubles (manual clock, recording HCI transport, fake /proc trees), kept out of
         // the libraries as NIOEmbedded is.
-        // What an app links to hear its lifecycle: nothing of Joule's own, no C libraries.
-        .target(name: "JouleApplication"),
-        .target(name: "JouleTesting", dependencies: ["JoulePolicy", "JouleHardware"]),
-        .testTarget(name: "JouleHardwareTests", dependencies: ["JouleHardware", "JouleTesting"]),
-        .testTarget(name: "JoulePolicyTests", dependencies: ["JoulePolicy", "JouleTesting"]),
+        .target(
+            name: "JouleTesting",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleTransferQueue", "JouleHistory"]),
+        // A stand-in org.joule.Energy1, for the client tests; apart so the lower tests do not link the daemon.
+        .target(name: "JouleDaemonTesting", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleDaemon", "JouleTesting"]),
+        // One test target per module.
+        .testTarget(name: "JouleWireTests", dependencies: ["JouleWire"]),
+        .testTarget(name: "JouleHardwareTests", dependencies: ["JouleWire", "JouleHardware", "JouleTesting"]),
+        .testTarget(name: "JouleEnergyTests", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleTesting"]),
+        .testTarget(
+            name: "JouleWorkloadsTests",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleTesting"]),
+        .testTarget(
+            name: "JouleAppsTests",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTesting"]),
+        .testTarget(
+            name: "JouleTransferQueueTests",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleTransferQueue", "JouleTesting"]),
+        .testTarget(
+            name: "JouleHistoryTests",
+            // The queue too: history shared its file with it, and is migrated out of it.
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleTransferQueue", "JouleHistory",
+                "JouleTesting",
+            ]),
+        .testTarget(
+            name: "JouleDaemonTests",
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
+                "JouleHistory", "JouleDaemon", "JouleTesting",
+            ]),
+        // The clients against a real daemon object on a private bus (a test may link both).
+        .testTarget(
+            name: "JouleClientTests",
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
+                "JouleHistory", "JouleClient", "JouleDaemon", "JouleDaemonTesting", "JouleTesting",
+            ]),
         // Against Tests/Support/fault_http_server.py, a local server with injected faults.
-        .testTarget(name: "JouleTransfersTests", dependencies: ["JouleTransfers", "JoulePolicy", "JouleTesting"]),
+        .testTarget(
+            name: "JouleHTTPTests",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleTransferQueue", "JouleHTTP", "JouleTesting"]),
         // The exposition against fixed samples, and the endpoint over a real socket.
         .testTarget(
             name: "JouleMetricsTests",
             dependencies: [
-                "JouleMetrics", "JoulePolicy", "JouleHardware", "JouleTesting",
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleTransferQueue", "JouleMetrics",
+                "JouleTesting",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
+        .testTarget(name: "JouleApplicationTests", dependencies: ["JouleWire", "JouleApplication"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an
         // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.
-        .testTarget(name: "JouleApplicationTests", dependencies: ["JouleApplication"]),
-        .testTarget(name: "JouleCLITests", dependencies: ["joule", "JouleTesting", "JoulePolicy", "JouleHardware", "JouleApplication"]),
+        .testTarget(
+            name: "JouleEndToEndTests",
+            dependencies: [
+                "joule", "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps",
+                "JouleTransferQueue", "JouleHistory", "JouleDaemon", "JouleClient", "JouleApplication", "JouleTesting",
+                "JouleDaemonTesting",
+            ]),
     ]
 )

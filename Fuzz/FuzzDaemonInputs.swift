@@ -1,6 +1,10 @@
 @testable import JouleApplication
+@testable import JouleWire
 @testable import JouleHardware
-@testable import JoulePolicy
+@testable import JouleWorkloads
+@testable import JouleApps
+@testable import JouleTransferQueue
+@testable import JouleDaemon
 
 /// The daemon's YAML config (`/etc/joule/joule.yaml`, re-read on SIGHUP): anything but a
 /// configuration or an error naming the file is a defect.
@@ -15,7 +19,7 @@ func fuzzDaemonConfiguration(_ bytes: [UInt8]) {
 }
 
 /// One packet on the lifecycle socket, as each reader sees it: joule reading an app's request,
-/// an app (JoulePolicy's decoder and JouleApplication's own) reading joule's, and a `joule run`
+/// an app (JouleWire's decoder and JouleApplication's own) reading joule's, and a `joule run`
 /// control socket. What decodes must encode back to itself.
 func fuzzLifecycle(_ bytes: [UInt8]) {
     if let request = try? LifecycleMessage.decodeRequest(bytes, length: bytes.count) {

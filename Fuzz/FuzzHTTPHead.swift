@@ -1,5 +1,5 @@
-@testable import JoulePolicy
-import JouleTransfers
+@testable import JouleTransferQueue
+import JouleHTTP
 
 /// Lines of the input become a response head: Content-Range, Retry-After, ETag, Last-Modified,
 /// Location, the status and the offset asked for. Each parser alone, then the whole verdict.

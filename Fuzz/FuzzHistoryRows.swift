@@ -1,6 +1,7 @@
 import Foundation
 @testable import JouleHardware
-@testable import JoulePolicy
+@testable import JouleEnergy
+@testable import JouleHistory
 
 /// Rows of the history store as sqlite hands them back (any storage class in any column, as a
 /// damaged or hand-edited file gives), decoded as `HistoryStore.read` decodes them, kept when

@@ -18,9 +18,9 @@ find "$work/crashes" -type f -exec mv -t "$work/crashes-previous" {} +
 
 # Each module is a static library built with swiftc (SwiftPM cannot give one product its own
 # sanitizer flags): swift-system and Yams as their Package.swift builds them, then
-# JouleHardware, JoulePolicy and JouleApplication with -enable-testing (the harness reaches
-# internal parsers through @testable import), JouleTransfers' pure response-head parsers (the
-# rest of that target needs AsyncHTTPClient), and Fuzz/FuzzEntry.swift linked with libFuzzer.
+# Joule's modules bottom up with -enable-testing (the harness reaches internal parsers through
+# @testable import), JouleHTTP's pure response-head parsers (the rest of that target needs
+# AsyncHTTPClient), and Fuzz/FuzzEntry.swift linked with libFuzzer.
 # A library is rebuilt when a source of it is newer; everything when the flags change.
 # FUZZ_OPT=-Onone builds faster (into .build-fuzz-Onone) and runs slower: for short runs.
 opt=${FUZZ_OPT:--O}
@@ -88,23 +88,30 @@ if stale $out/cshims.o CModules; then
   run clang -O1 -c -fsanitize=fuzzer-no-link,address -I CModules/CJouleShims/include CModules/CJouleShims/shims.c -o $out/cjouleshims.o
   run clang -O1 -c -fsanitize=fuzzer-no-link,address -I CModules/CSdBusShims/include CModules/CSdBusShims/shims.c -o $out/cshims.o
 fi
-library JouleHardware 6 Sources/JouleHardware CModules $out/libSystemPackage.a
-library JoulePolicy 6 Sources/JoulePolicy $out/libJouleHardware.a $out/libYams.a
-library JouleApplication 6 Sources/JouleApplication
-# Only the files that import nothing beyond JoulePolicy (checked here, so a new import fails loudly).
-head_parsers=(Sources/JouleTransfers/ContentRange.swift Sources/JouleTransfers/ResponseHeadCheck.swift Sources/JouleTransfers/RedirectTarget.swift)
-if grep -h '^import' "${head_parsers[@]}" | grep -qvE '^import (JoulePolicy|Foundation)$'; then
-  echo "fuzz.sh: ${head_parsers[*]} must import only JoulePolicy and Foundation" >&2; exit 1
+library JouleWire 6 Sources/JouleWire
+library JouleHardware 6 Sources/JouleHardware CModules $out/libJouleWire.a $out/libSystemPackage.a
+library JouleEnergy 6 Sources/JouleEnergy $out/libJouleHardware.a
+library JouleWorkloads 6 Sources/JouleWorkloads $out/libJouleEnergy.a $out/libYams.a
+library JouleApps 6 Sources/JouleApps $out/libJouleWorkloads.a
+library JouleTransferQueue 6 Sources/JouleTransferQueue $out/libJouleEnergy.a
+library JouleHistory 6 Sources/JouleHistory $out/libJouleWorkloads.a
+library JouleDaemon 6 Sources/JouleDaemon $out/libJouleApps.a $out/libJouleTransferQueue.a $out/libJouleHistory.a
+library JouleApplication 6 Sources/JouleApplication $out/libJouleWire.a
+# Only the files that import nothing beyond JouleTransferQueue (checked here, so a new import fails loudly).
+head_parsers=(Sources/JouleHTTP/ContentRange.swift Sources/JouleHTTP/ResponseHeadCheck.swift Sources/JouleHTTP/RedirectTarget.swift)
+if grep -h '^import' "${head_parsers[@]}" | grep -qvE '^import (JouleTransferQueue|Foundation)$'; then
+  echo "fuzz.sh: ${head_parsers[*]} must import only JouleTransferQueue and Foundation" >&2; exit 1
 fi
-if stale "$out/libJouleTransfers.a" "${head_parsers[@]}" $out/libJoulePolicy.a; then
-  echo "building $out/libJouleTransfers.a" >&2
-  run swiftc "${fuzz_flags[@]}" -module-name JouleTransfers -swift-version 6 "${includes[@]}" -emit-module -emit-module-path "$out/JouleTransfers.swiftmodule" \
-    -emit-library -static "${head_parsers[@]}" -o "$out/libJouleTransfers.a"
+if stale "$out/libJouleHTTP.a" "${head_parsers[@]}" $out/libJouleTransferQueue.a; then
+  echo "building $out/libJouleHTTP.a" >&2
+  run swiftc "${fuzz_flags[@]}" -module-name JouleHTTP -swift-version 6 "${includes[@]}" -emit-module -emit-module-path "$out/JouleHTTP.swiftmodule" \
+    -emit-library -static "${head_parsers[@]}" -o "$out/libJouleHTTP.a"
 fi
 if stale "$bin" Fuzz "$out"/*.a; then
   echo "building $bin" >&2
   # shellcheck disable=SC2086
-  run swiftc "${fuzz_flags[@]}" -module-name JouleFuzz -swift-version 6 "${includes[@]}" Fuzz/*.swift $out/libJouleTransfers.a $out/libJoulePolicy.a $out/libJouleApplication.a $out/libJouleHardware.a \
+  run swiftc "${fuzz_flags[@]}" -module-name JouleFuzz -swift-version 6 "${includes[@]}" Fuzz/*.swift $out/libJouleHTTP.a $out/libJouleDaemon.a $out/libJouleHistory.a $out/libJouleTransferQueue.a \
+    $out/libJouleApps.a $out/libJouleWorkloads.a $out/libJouleEnergy.a $out/libJouleApplication.a $out/libJouleHardware.a $out/libJouleWire.a \
     $out/libYams.a $out/libSystemPackage.a $out/cyaml-*.o $out/csystem.o $out/cjouleshims.o $out/cshims.o \
     -ludev -lbluetooth -lsystemd -lcrypto -lsqlite3 -o "$bin"
 fi

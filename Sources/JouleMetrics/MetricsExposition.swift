@@ -1,5 +1,6 @@
 import JouleHardware
-import JoulePolicy
+import JouleWorkloads
+import JouleTransferQueue
 import Prometheus
 
 /// A `MetricsSample` in Prometheus's text format, through swift-prometheus's registry. Each

@@ -1,4 +1,4 @@
-import JoulePolicy
+import JouleWorkloads
 import NIOCore
 import NIOHTTP1
 import NIOPosix

@@ -1,4 +1,4 @@
-import JoulePolicy
+import JouleWorkloads
 
 /// The daemon's `MetricsExporter`: swift-prometheus for the text, SwiftNIO for `/metrics`.
 public struct PrometheusExporter: MetricsExporter {

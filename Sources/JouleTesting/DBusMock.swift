@@ -233,3 +233,10 @@ public final class DBusMock: Sendable {
         try await call("SetAllowed", arguments: [.array(elementSignature: "s", actions.map { .string($0) })])
     }
 }
+
+/// Whether dbus-daemon and python3-dbusmock (both from scripts/install-deps.sh) are here;
+/// dbusmock is checked once, off the cooperative pool.
+public func dbusMockUsable() async -> Bool {
+    guard PrivateBusDaemon.executable != nil else { return false }
+    return await DBusMock.isAvailable
+}

@@ -1,5 +1,6 @@
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
 
 /// A clock that moves only when told to: for tests, and for replays driven by capture time.
 /// Sleepers wake in deadline order as `advance` passes their deadlines.

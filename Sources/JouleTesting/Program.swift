@@ -1,4 +1,5 @@
 import Foundation
+import JouleHardware
 
 /// A program run to its end for a test, waited for on a thread of its own so that no
 /// cooperative thread blocks while it runs (on 2 cores the pool has 2 threads).

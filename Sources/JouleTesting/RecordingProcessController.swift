@@ -1,4 +1,5 @@
 import Foundation
+import JouleWire
 import JouleHardware
 
 /// Process control that records what it is asked instead of signalling, and never touches the

@@ -1,5 +1,6 @@
-import JoulePolicy
+import JouleWire
 import JouleHardware
+import JouleTransferQueue
 
 /// Every event of a `TransfersClient` or `BackgroundTransferSession` stream as it arrives, read
 /// by one task (a stream has one consumer), for tests that look for one event, then another.

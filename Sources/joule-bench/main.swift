@@ -2,9 +2,10 @@
 // it times the public APIs (ProcessSampler, ProcessEnergyAccounting and ProcessEnergyMeter,
 // BTSnoopReader + BeaconAdvert + the NDJSON writer, HTTPRangeDownloader) on the monotonic clock
 // and prints one JSON object. Not a test: nothing is asserted.
+import JouleWire
 import JouleHardware
-import JoulePolicy
-import JouleTransfers
+import JouleEnergy
+import JouleHTTP
 
 let origin = ContinuousClock.now
 

@@ -4,8 +4,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleApps
+import JouleClient
 
 /// `joule app`: move, list and watch the apps `joule run` supervises.
 struct AppCommand: AsyncParsableCommand {

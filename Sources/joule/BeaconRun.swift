@@ -1,6 +1,8 @@
 import ArgumentParser
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleWorkloads
+import JouleClient
 
 /// Runs a beacon session for a subcommand: opens the transport, lets SIGINT/SIGTERM end the
 /// events so scanning stops cleanly, and prints warnings and errors. The loop is

@@ -1,5 +1,6 @@
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleWorkloads
 
 /// Human-readable beacon output.
 enum BeaconText {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleWorkloads
 
 /// `joule beacons`: Bluetooth LE beacon scanning, ranging, region monitoring and recording.
 struct Beacons: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleWorkloads
 
 /// `joule beacons monitor --region SPEC... [--exit-timeout S] [--exec CMD] [--json]`.
 struct BeaconsMonitor: AsyncParsableCommand {

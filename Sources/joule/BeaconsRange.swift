@@ -1,6 +1,7 @@
 import ArgumentParser
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleWorkloads
 
 /// `joule beacons range --region SPEC... [--interval S] [--once] [--json]`.
 struct BeaconsRange: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleWorkloads
 
 /// `joule beacons record --out FILE [--duration S]`: a live scan written as btsnoop (H4,
 /// datalink 1002). With --replay it converts a capture of any supported datalink to 1002.

@@ -1,6 +1,6 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleWorkloads
 
 /// `joule beacons scan [--json]`.
 struct BeaconsScan: AsyncParsableCommand {

@@ -5,7 +5,8 @@ import FoundationEssentials
 import Foundation
 #endif
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleWorkloads
 
 extension CPUMonitorAction: ExpressibleByArgument {}
 

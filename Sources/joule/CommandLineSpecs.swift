@@ -1,6 +1,8 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleWorkloads
+import JouleHistory
 
 // The library values commands take as arguments, each parsed once by its own type.
 

@@ -1,8 +1,9 @@
 import ArgumentParser
 import JouleHardware
+import JouleEnergy
+import JouleDaemon
+import JouleHTTP
 import JouleMetrics
-import JoulePolicy
-import JouleTransfers
 
 /// `joule daemon [--system | --session] [--root DIR] [--config FILE] [--restore]`.
 struct DaemonCommand: AsyncParsableCommand {

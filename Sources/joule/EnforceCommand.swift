@@ -4,8 +4,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleWorkloads
 
 /// `joule enforce`: pauses workload classes of a policy file as Low Power Mode and the thermal
 /// state change, and resumes them when the state recovers and whenever joule exits.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleWorkloads
+import JouleClient
 
 /// `joule export [--textfile DIR]`: the running daemon's metrics, for people who run no
 /// `/metrics` listener.

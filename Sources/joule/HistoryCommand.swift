@@ -5,7 +5,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleHistory
+import JouleClient
 
 /// `joule history [--since 24h] [--until T] [--json] [--svg FILE | --html FILE] [--state-dir DIR]`:
 /// what joule daemon recorded, as figures, JSON, or a picture.

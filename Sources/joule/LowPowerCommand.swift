@@ -1,6 +1,7 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleClient
 
 /// `joule lowpower on|off|auto`: through joule daemon's SetLowPowerMode when it runs, else
 /// stores the Low Power Mode override; without an argument, prints the mode in force.

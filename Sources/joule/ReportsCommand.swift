@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleWorkloads
 
 /// `joule reports`: the resource reports the CPU monitor left, like Xcode's Energy organizer.
 struct ReportsCommand: ParsableCommand {

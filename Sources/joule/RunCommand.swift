@@ -1,6 +1,8 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleApps
+import JouleClient
 
 /// `joule run`: start a program under lifecycle supervision.
 struct RunCommand: AsyncParsableCommand {

@@ -1,6 +1,8 @@
 import ArgumentParser
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleClient
 
 /// What `joule status` was asked for, and doing it. `StatusCommand` fills it from ArgumentParser;
 /// `init?(words:)` fills it without: status is the command scripts and bars run every few

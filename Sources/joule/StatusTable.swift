@@ -1,5 +1,6 @@
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleClient
 
 /// The human-readable `joule status`, laid out like `upower -d` and `sensors`:
 /// one block per device, `unknown` wherever the hardware gave no value.

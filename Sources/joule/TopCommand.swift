@@ -1,6 +1,7 @@
 import ArgumentParser
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
 
 /// `joule top [--json] [--interval S] [--count N] [--sort energy|cpu|wakeups] [--by unit]`:
 /// Energy Impact per process, like Activity Monitor's Energy tab.

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
 
 /// The human-readable `joule top`, like top's header over Activity Monitor's Energy tab: where
 /// the power figure comes from (and why better sources were passed over), how it splits, then

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleTransferQueue
+import JouleClient
 
 /// `joule transfer add URL [--to PATH | --upload FILE [--method PUT|POST]] …`: queues one
 /// transfer and prints its id (or, with --json, its object).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleClient
 
 /// `joule transfer cancel ID`: stops a transfer for good.
 struct TransferCancel: AsyncParsableCommand {

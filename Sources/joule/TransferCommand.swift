@@ -1,6 +1,6 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleClient
 
 /// `joule transfer`: deferred downloads and uploads that joule daemon carries out when the
 /// conditions allow (org.joule.Transfers1).

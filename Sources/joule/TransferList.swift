@@ -1,6 +1,7 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleTransferQueue
+import JouleClient
 
 /// `joule transfer list [--json]`: the caller's transfers (root: everybody's), oldest first.
 struct TransferList: AsyncParsableCommand {

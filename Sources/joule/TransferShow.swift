@@ -1,6 +1,7 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleTransferQueue
+import JouleClient
 
 /// `joule transfer show ID [--json]`: one transfer, a field a line.
 struct TransferShow: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import JouleHardware
-import JoulePolicy
+import JouleTransferQueue
+import JouleClient
 
 /// `joule transfer wait ID [--timeout S]`: blocks until the transfer is final. Exit status 0
 /// completed, 1 failed or cancelled (or the daemon left), 3 still pending at the timeout.

@@ -4,8 +4,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import JouleWire
 import JouleHardware
-import JoulePolicy
+import JouleEnergy
+import JouleClient
 
 /// `joule watch`: a snapshot, then one line per change of power or thermal state.
 struct WatchCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import JouleWire
 @testable import JouleHardware
 
 /// The generated captures in hw-fixtures/bluetooth against the expected lines beside them

@@ -1,3 +1,4 @@
+@testable import JouleWire
 @testable import JouleHardware
 import Testing
 

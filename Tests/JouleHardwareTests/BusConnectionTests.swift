@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@testable import JouleWire
 @testable import JouleHardware
 import JouleTesting
 import Testing

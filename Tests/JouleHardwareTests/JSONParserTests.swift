@@ -1,3 +1,4 @@
+import JouleWire
 import JouleHardware
 import Testing
 

@@ -1,4 +1,5 @@
 import Testing
+@testable import JouleWire
 @testable import JouleHardware
 
 @Suite struct JSONValueTests {

@@ -1,4 +1,5 @@
 import Foundation
+import JouleWire
 import JouleHardware
 import JouleTesting
 import Testing

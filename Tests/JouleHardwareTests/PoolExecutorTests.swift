@@ -1,7 +1,8 @@
 import Glibc
+@testable import JouleWire
+@testable import JouleHardware
 import JouleTesting
 import Testing
-@testable import JouleHardware
 
 /// PoolExecutor as a task executor (the test process keeps the platform's default executor;
 /// `joule` installs the pool as its default, and the CLI tests run that).

@@ -1,7 +1,7 @@
+@testable import JouleHardware
 import JouleTesting
 import Foundation
 import Testing
-@testable import JouleHardware
 
 @Suite struct ProcFSTests {
     @Test func readsAFixtureProcess() throws {

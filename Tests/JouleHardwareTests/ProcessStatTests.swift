@@ -1,6 +1,6 @@
+@testable import JouleHardware
 import JouleTesting
 import Testing
-@testable import JouleHardware
 
 @Suite struct ProcessStatTests {
     // A real line from this kernel: `cat /proc/self/stat`.

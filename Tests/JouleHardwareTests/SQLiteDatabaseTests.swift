@@ -1,7 +1,7 @@
 import Foundation
+@testable import JouleHardware
 import JouleTesting
 import Testing
-@testable import JouleHardware
 
 @Suite struct SQLiteDatabaseTests {
     /// A throwaway directory, removed when released.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JouleWire
 import JouleHardware
 import JouleTesting
 import Testing

@@ -1,9 +1,10 @@
 import Foundation
-import JouleHardware
-import JouleTesting
-import JoulePolicy
-import Testing
+@testable import JouleHardware
+@testable import JouleEnergy
+@testable import JouleWorkloads
 @testable import JouleMetrics
+import JouleTesting
+import Testing
 
 /// The registry glue: fixed samples in, the text format out, read back by real parsers.
 @Suite struct MetricsExpositionTests {

@@ -1,11 +1,12 @@
 import Foundation
+@testable import JouleWire
+@testable import JouleHardware
+@testable import JouleWorkloads
+@testable import JouleMetrics
 import JouleTesting
-import JoulePolicy
 import NIOCore
 import NIOPosix
-import JouleHardware
 import Testing
-@testable import JouleMetrics
 
 /// `/metrics` over a real socket, with Python's HTTP clients on the other end.
 @Suite(.enabled("needs python3-prometheus-client (scripts/install-deps.sh)") { await PrometheusTools.hasPythonClient })

@@ -1,3 +1,5 @@
+import JouleWire
+
 /// A decoded beacon advert: who sent it, how strong, when, and the beacon frame.
 public struct BeaconAdvert: Sendable, Hashable {
     /// Unix time in microseconds; nil when the capture's timestamp was out of range.

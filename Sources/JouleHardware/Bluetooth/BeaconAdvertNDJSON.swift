@@ -1,3 +1,5 @@
+import JouleWire
+
 /// The fast writer for `joule beacons scan --json` lines. It produces byte for byte what
 /// `BeaconAdvert.jsonObject` serializes to (tests check this over every fixture and over
 /// every TLM temperature), without building the object: the decode benchmark writes millions

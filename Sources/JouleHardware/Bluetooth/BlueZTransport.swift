@@ -1,3 +1,5 @@
+import JouleWire
+
 
 /// Scanning through bluetoothd instead of a raw HCI socket, as bleak does: `SetDiscoveryFilter`
 /// (`Transport` le, `DuplicateData` true, `RSSI` -127) and `StartDiscovery` on

@@ -1,3 +1,5 @@
+import JouleWire
+
 
 /// The event side of a live transport (the HCI socket's loop, BlueZ's signals): events
 /// waiting for the reader, the reader waiting for an event, and how the stream ends: stopped

@@ -1,3 +1,5 @@
+import JouleWire
+
 /// A growable byte buffer for writing JSON lines without a String or an allocation per
 /// line. The owner drains it (to a file descriptor) when it grows past a threshold, and
 /// after each line when streaming live, so readers only ever see whole lines.

@@ -1,4 +1,5 @@
 import Dispatch
+import JouleWire
 
 /// The live transport: a raw HCI socket on one adapter, owned by a dedicated loop thread that
 /// waits in poll(2) on the socket and on a wake pipe. Only that thread touches the socket:

@@ -1,3 +1,5 @@
+import JouleWire
+
 /// Emits one exported object's signals and says when that fails: a client that misses a
 /// change cannot know it did, so the journal must. Said once per signal until one of that
 /// signal succeeds again (then that is said too), so a bus in trouble does not flood the log.

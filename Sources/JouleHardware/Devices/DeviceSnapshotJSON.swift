@@ -1,3 +1,5 @@
+import JouleWire
+
 /// JSON for device snapshots, as `joule devices` prints them: what a reader saw, attribute by
 /// attribute, with failed reads as `{"error": "ENOENT"}`. Keys are sorted for stable diffs.
 public enum DeviceSnapshotJSON {

@@ -4,6 +4,7 @@ import Glibc
 import Musl
 #endif
 import SystemPackage
+import JouleWire
 
 // MARK: enforcement
 

@@ -1,3 +1,5 @@
+import JouleWire
+
 /// Elements made on a thread of Joule's own (the bus thread, a monitor thread) for one
 /// consuming task, in order, as an `AsyncStream`.
 ///

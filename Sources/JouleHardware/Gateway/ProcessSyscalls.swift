@@ -5,6 +5,7 @@ import Musl
 #endif
 import CJouleShims
 import SystemPackage
+import JouleWire
 
 // MARK: processes
 

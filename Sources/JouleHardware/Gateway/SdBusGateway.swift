@@ -5,6 +5,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import JouleWire
 
 /// The one place where Joule calls sd-bus (libsystemd).
 ///

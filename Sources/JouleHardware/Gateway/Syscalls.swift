@@ -5,6 +5,7 @@ import Musl
 #endif
 import CJouleShims
 import SystemPackage
+import JouleWire
 
 /// The one place where the hardware layer calls the C library for files and processes, with
 /// `BluetoothGateway` and `UdevGateway` for their libraries. Descriptor I/O goes through

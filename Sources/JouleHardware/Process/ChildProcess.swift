@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import JouleWire
 
 /// A command `joule run` started: forked into its cgroup and held at a gate until the
 /// supervisor has registered it (so nothing it does escapes supervision), then exec'ed.

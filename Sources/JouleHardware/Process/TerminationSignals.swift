@@ -1,3 +1,5 @@
+import JouleWire
+
 
 /// SIGINT, SIGTERM and SIGHUP as an async stream, so a long-running command can stop cleanly
 /// (for the CPU monitor: continue every process it stopped) instead of dying mid-cycle.

@@ -1,4 +1,5 @@
 import SystemPackage
+import JouleWire
 
 /// A SQLite database file for state that must survive crashes (the transfer queue), usable
 /// from any task.

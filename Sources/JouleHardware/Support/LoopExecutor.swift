@@ -1,4 +1,5 @@
 import Dispatch
+import JouleWire
 
 /// A serial executor that is one thread sleeping in poll(2) until its next timer or until
 /// another thread hands it work. An engine (an actor) that runs on it and sleeps with

@@ -1,3 +1,5 @@
+import JouleWire
+
 
 /// A listening AF_UNIX SOCK_SEQPACKET socket served by one thread in poll(2): the lifecycle
 /// socket an app connects to (`JOULE_LIFECYCLE_SOCKET`) and the control socket of

@@ -1,3 +1,5 @@
+import JouleWire
+
 
 /// Delivers SIGINT, SIGTERM (and any other termination signals asked for) to a Swift callback
 /// on a thread of its own, so long-running commands stop cleanly: stop scanning, continue what

@@ -1,3 +1,5 @@
+import JouleWire
+
 
 /// Turns SIGINT and SIGTERM (or the signals given) into a callback, so a long-running engine
 /// can stop cleanly (stop scanning, resume paused work) instead of dying mid-way. The handlers

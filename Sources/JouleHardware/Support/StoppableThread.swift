@@ -1,4 +1,5 @@
 import Dispatch
+import JouleWire
 
 /// A thread of its own for a gateway loop that sleeps in poll(2) on its socket and on a stop
 /// pipe (the udev and rtnetlink monitors): C objects stay on the thread that made them.

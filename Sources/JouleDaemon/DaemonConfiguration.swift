@@ -1,0 +1,92 @@
+import JouleHardware
+import JouleEnergy
+import JouleWorkloads
+import JouleTransferQueue
+
+/// What `joule daemon` runs, read from YAML (`/etc/joule/joule.yaml`, or
+/// `$XDG_CONFIG_HOME/joule/joule.yaml` with `--session`). A missing file means these defaults.
+/// The top-level keys are binding (scripts write them): `lowPowerMode`, `enforce`,
+/// `cpuMonitor`, `beacons`, `transfers`, `metrics`, and `apps` for a later part of the daemon.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// Who may carry out Low Power Mode.
+    public enum Actuator: String, Sendable, Hashable, CaseIterable {
+        /// A power-saver hold on power-profiles-daemon (or tlp-pd, tuned-ppd) when it runs.
+        case powerProfilesDaemon = "power-profiles-daemon"
+        /// joule's own sysfs knobs, when no such service runs.
+        case knobs
+    }
+
+    /// One `cpu-monitor` watch.
+    public struct CPUWatch: Sendable, Equatable {
+        public var configuration: CPUMonitorConfiguration
+        /// Where its reports go; nil is the daemon's state directory's `reports`.
+        public var reports: String?
+
+        public init(configuration: CPUMonitorConfiguration, reports: String? = nil) {
+            self.configuration = configuration
+            self.reports = reports
+        }
+    }
+
+    /// One beacon region monitor.
+    public struct BeaconMonitor: Sendable, Equatable {
+        public var regions: [BeaconRegion]
+        public var exitTimeout: Duration
+        /// Run with /bin/sh -c on each region event, with the `beacons monitor --exec` variables.
+        public var exec: String?
+        /// The HCI adapter (`hci0`); nil is the first one up.
+        public var adapter: String?
+        /// How the radio is reached, as `beacons --transport`.
+        public var transport: BeaconTransportKind
+
+        public init(
+            regions: [BeaconRegion], exitTimeout: Duration = .seconds(10), exec: String? = nil, adapter: String? = nil,
+            transport: BeaconTransportKind = .auto
+        ) {
+            self.regions = regions
+            self.exitTimeout = exitTimeout
+            self.exec = exec
+            self.adapter = adapter
+            self.transport = transport
+        }
+    }
+
+    /// Where it was read from; nil when no file existed (defaults).
+    public var file: String?
+    public var power = PowerStateMachine.Configuration()
+    public var actuators: Set<Actuator> = Set(Actuator.allCases)
+    public var knobs = LowPowerKnobConfiguration()
+    public var enforce: EnforcePolicy?
+    public var cpuMonitor: [CPUWatch] = []
+    public var beacons: [BeaconMonitor] = []
+    public var transfers = TransferSettings()
+    public var metrics = MetricsSettings()
+
+    public init() {}
+
+    /// The config file for `--system` or `--session` when none is named.
+    public static func defaultPath(session: Bool, environment: [String: String]) -> String? {
+        guard session else { return "/etc/joule/joule.yaml" }
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/joule/joule.yaml" }
+        return environment["HOME"].map { $0 + "/.config/joule/joule.yaml" }
+    }
+
+    /// Reads `path`; a file that does not exist gives the defaults unless the user named it
+    /// (`required`), any other problem throws.
+    public static func load(path: String, required: Bool = false) throws(ConfigurationError) -> DaemonConfiguration {
+        guard required || FileSystem.kind(of: path) != nil else { return DaemonConfiguration() }
+        var configuration = try parse(yaml: try YAMLReader.read(path: path), file: path)
+        configuration.file = path
+        return configuration
+    }
+
+    /// Parses config text; `file` names it in errors and resolves a relative `enforce.policy`.
+    public static func parse(yaml: String, file: String) throws(ConfigurationError) -> DaemonConfiguration {
+        var configuration = DaemonConfiguration()
+        if let root = try YAMLReader.compose(yaml: yaml, file: file) {
+            configuration = try DaemonConfigurationReader(yaml: YAMLReader(file: file)).configuration(root)
+        }
+        configuration.file = file
+        return configuration
+    }
+}

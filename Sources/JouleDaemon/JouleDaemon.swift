@@ -1,0 +1,597 @@
+import JouleWire
+import JouleHardware
+import JouleEnergy
+import JouleWorkloads
+import JouleTransferQueue
+
+/// `joule daemon`: one process that owns Low Power Mode and the thermal state for the machine
+/// (or, with `--session`, for one user) and publishes them on D-Bus as `org.joule.Energy1`.
+///
+/// It runs the energy engines once, enacts Low Power Mode (a power-saver hold on
+/// power-profiles-daemon, or joule's own knobs), and answers `SetLowPowerMode` for callers
+/// polkit (or the session) allows. SIGHUP reloads the config (a bad one is logged and the old
+/// one kept); SIGTERM and SIGINT release the hold, restore every knob and exit.
+public actor JouleDaemon {
+    public enum BusKind: String, Sendable, CaseIterable {
+        case system, session
+    }
+
+    public struct Options: Sendable {
+        public var bus: BusKind
+        /// The config file; a missing file means defaults, unless `configRequired`.
+        public var configPath: String
+        /// The user named the file (`--config`): missing is then an error, at start and on
+        /// SIGHUP, never a silent fall back to defaults.
+        public var configRequired = false
+        /// Devices: libudev live, or a fixture tree.
+        public var source: any DeviceSource
+        public var procRoot: String
+        /// Where the knobs are read and written (a fixture tree in tests).
+        public var knobRoot: FileRoot
+        /// Holds the manual Low Power Mode choice across restarts.
+        public var stateDirectory: StateDirectory?
+        /// Holds the knob journal (`/run/joule`, or `$XDG_RUNTIME_DIR/joule`).
+        public var runtimeDirectory: RuntimeDirectory?
+        /// For the bus addresses (`DBUS_SYSTEM_BUS_ADDRESS`, `DBUS_SESSION_BUS_ADDRESS`).
+        public var environment: [String: String]
+        /// This process's uid: with `--session`, the user who may call `SetLowPowerMode`.
+        public var uid: UInt32
+        /// Moves deferred transfers' bytes (JouleTransfers' HTTP); nil: no `org.joule.Transfers1`.
+        public var transferTransport: (any TransferTransport)?
+        /// Renders and serves the metrics (JouleMetrics); nil: no `/metrics`, and `GetMetrics` fails.
+        public var metricsExporter: (any MetricsExporter)?
+        /// The host's energy for the history, `/metrics` and `joule export`; nil: a
+        /// `DaemonEnergy` over `source`, `knobRoot` and `procRoot` (`JouleDaemon.energy`).
+        public var energySnapshots: (any EnergySnapshotSource)?
+
+        public init(
+            bus: BusKind, configPath: String, source: any DeviceSource, procRoot: String, knobRoot: FileRoot,
+            stateDirectory: StateDirectory?, runtimeDirectory: RuntimeDirectory?, environment: [String: String], uid: UInt32,
+            transferTransport: (any TransferTransport)? = nil, metricsExporter: (any MetricsExporter)? = nil,
+            energySnapshots: (any EnergySnapshotSource)? = nil
+        ) {
+            self.transferTransport = transferTransport
+            self.metricsExporter = metricsExporter
+            self.energySnapshots = energySnapshots
+            self.bus = bus
+            self.configPath = configPath
+            self.source = source
+            self.procRoot = procRoot
+            self.knobRoot = knobRoot
+            self.stateDirectory = stateDirectory
+            self.runtimeDirectory = runtimeDirectory
+            self.environment = environment
+            self.uid = uid
+        }
+    }
+
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        case configuration(ConfigurationError)
+        case bus(String)
+        case devices(HardwareError)
+        case setup(String)
+        /// The bus went away while serving (the knobs are restored by then).
+        case busLost(BusError)
+
+        public var description: String {
+            switch self {
+            case .configuration(let error): "\(error)"
+            case .bus(let message), .setup(let message): message
+            case .devices(let error): "cannot read devices: \(error)"
+            case .busLost(let error): "lost the bus: \(error)"
+            }
+        }
+
+        /// 2 for a bad config (as for bad arguments), 1 for everything else.
+        public var exitCode: Int32 {
+            if case .configuration = self { return 2 }
+            return 1
+        }
+    }
+
+    private let options: Options
+    private let log: @Sendable (String) -> Void
+    /// Measured on demand: whoever records or exports energy calls `snapshot()`.
+    public nonisolated let energy: any EnergySnapshotSource
+    private let notifier = ServiceNotifier()
+    private var configuration: DaemonConfiguration
+
+    private var bus: BusConnection?
+    /// The system bus, where power-profiles-daemon and polkit live (the same connection
+    /// as `bus` with `--system`).
+    private var systemBus: BusConnection?
+    private var engine: EnergyMonitor?
+    private var service: EnergyService?
+    private var actuation: LowPowerActuation?
+    private var profiles: PowerProfilesClient?
+    private var workloads: DaemonWorkloads?
+    private var transfers: DaemonTransfers?
+    private var apps: DaemonApps?
+    private var metrics: DaemonMetrics?
+    private var history: DaemonHistory?
+    private let follower = DaemonEventFollower()
+
+    public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
+        self.options = options
+        self.log = log
+        energy = options.energySnapshots
+            ?? DaemonEnergy(source: options.source, root: options.knobRoot, procRoot: options.procRoot, log: log)
+        do {
+            configuration = try DaemonConfiguration.load(path: options.configPath, required: options.configRequired)
+        } catch {
+            throw .configuration(error)
+        }
+    }
+
+    /// Serves until SIGTERM or SIGINT; returns after the hold is released and the knobs are
+    /// restored. Throws, before anything is changed on the machine, when the bus, the name,
+    /// the devices or the directories are unavailable.
+    public func run() async throws(Failure) {
+        let signals: AsyncStream<TerminationSignal>
+        let listener: SignalListener
+        do {
+            (signals, listener) = try SignalListener.stream([.terminate, .interrupt, .hangup])
+        } catch {
+            throw .setup("cannot listen for signals: \(error)")
+        }
+        defer { listener.cancel() }
+
+        let bus = try await connect()
+        self.bus = bus
+        let engine: EnergyMonitor
+        do {
+            engine = try EnergyMonitor(
+                source: options.source, overrideStore: options.stateDirectory.map { LowPowerOverrideStore(directory: $0.path) },
+                clock: SystemClock(), configuration: engineConfiguration(), warn: log)
+        } catch {
+            throw .setup("cannot start the energy engine: \(error)")
+        }
+        self.engine = engine
+        do {
+            try await engine.start()
+        } catch {
+            await bus.close()
+            throw .devices(error)
+        }
+        guard let runtimeDirectory = options.runtimeDirectory else {
+            await bus.close()
+            throw .setup(RuntimeDirectory.missingMessage)
+        }
+        let actuation = LowPowerActuation(
+            actuators: configuration.actuators, knobs: configuration.knobs,
+            actuator: KnobActuator(root: options.knobRoot, runtimeDirectory: runtimeDirectory), log: log)
+        self.actuation = actuation
+
+        let authorizer = authorizer(bus: bus)
+        let transfers = try await openTransfers(bus: bus, engine: engine)
+        let history = DaemonHistory.open(
+            stateDirectory: options.stateDirectory, engine: engine, energy: energy, log: log)
+        self.history = history
+        let service: EnergyService
+        do {
+            service = try await EnergyService.export(
+                on: bus, initial: await state(),
+                handlers: EnergyService.Handlers(
+                    setLowPowerMode: { [weak self] mode, sender throws(BusMethodError) in
+                        guard let self else { throw .failed("joule daemon is stopping") }
+                        try await authorizer.authorize(sender: sender)
+                        try await self.setLowPowerMode(mode, from: sender)
+                    },
+                    status: { [weak self] in await self?.statusJSON() ?? "{}" },
+                    metrics: { [weak self] () throws(BusMethodError) in try await self?.metricsText() ?? "" },
+                    history: history?.handler(bus: bus)),
+                log: log)
+            let conditions = await state()
+            let apps = try DaemonApps(
+                bus: bus, systemBus: systemBus, runtime: runtimeDirectory,
+                reports: options.stateDirectory.map { ReportStore(directory: $0.reports) }, log: log)
+            try await apps.start(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
+            self.apps = apps
+            // Only one daemon may own the knobs: the name is taken before any is touched.
+            try await bus.requestName(EnergyBus.busName)
+            if transfers != nil { try await bus.requestName(TransfersBus.busName) }
+            try await bus.requestName(AppsBus.busName)
+        } catch {
+            await bus.close()
+            throw .bus("\(error)")
+        }
+        self.service = service
+        log("serving \(EnergyBus.busName) on the \(options.bus.rawValue) bus (\(bus.address)); config \(configuration.file ?? "defaults (no \(options.configPath))")")
+
+        await actuation.recover()
+        await followPowerProfiles()
+        await actuation.set(await engine.lowPowerMode)
+        let workloads = DaemonWorkloads(stateDirectory: options.stateDirectory, log: log)
+        self.workloads = workloads
+        await workloads.start(configuration, states: await states())
+        self.transfers = transfers
+        await history?.start()
+        await transfers?.start(finished: { transfer in await history?.transferFinished(transfer) })
+        await startMetrics(engine: engine, workloads: workloads, transfers: transfers)
+        let ready = await statusLine()
+        notifier.ready(status: ready)
+        log("ready: \(ready)")
+
+        let lost = await serve(engine: engine, signals: signals)
+
+        notifier.stopping()
+        await metrics?.stop()
+        await transfers?.stop()
+        await history?.stop()
+        await apps?.stop()
+        await workloads.stop()
+        await actuation.shutdown()
+        if transfers != nil { try? await bus.releaseName(TransfersBus.busName) }
+        try? await bus.releaseName(AppsBus.busName)
+        try? await bus.releaseName(EnergyBus.busName)
+        await bus.close()
+        if let systemBus, systemBus !== bus { await systemBus.close() }
+        if let lost {
+            log("stopped after losing the bus; knobs restored")
+            throw .busLost(lost)
+        }
+        log("stopped; knobs restored")
+    }
+
+    /// How serving ended: a signal, or a bus that went away.
+    private enum Ending: Sendable {
+        case signal(TerminationSignal)
+        case busLost(BusError)
+        /// A task that ended without deciding (cancelled, or its stream finished).
+        case nothing
+    }
+
+    /// Runs the engine (which pings the watchdog), power-profiles-daemon's changes and the
+    /// signals until SIGTERM or SIGINT (nil) or until a bus goes away (why); SIGHUP reloads.
+    private func serve(engine: EnergyMonitor, signals: AsyncStream<TerminationSignal>) async -> BusError? {
+        // The watchdog's ping comes from the engine's loop after its work, so a wedged read
+        // (or a wedged handler: the loop awaits each event) lets systemd restart the unit; so
+        // does a follower stuck for longer than WatchdogSec (twice the ping interval).
+        if let interval = notifier.watchdogPingInterval {
+            let notifier = self.notifier, follower = self.follower, log = self.log
+            await engine.setHeartbeat(every: interval) {
+                let stuck = follower.backlogAge
+                guard stuck < interval * 2 else {
+                    return log("watchdog: not pinging: workloads, transfers, apps and history have not taken an event for \(Int(stuck.inSeconds)) s")
+                }
+                notifier.watchdog()
+            }
+        }
+        let follower = self.follower
+        let following = Task { [weak self] in
+            await follower.run { event in await self?.follow(event) }
+        }
+        let ending = await serveUntilDone(engine: engine, signals: signals)
+        follower.finish()
+        // What was handed over before the end is still recorded.
+        await following.value
+        return ending
+    }
+
+    /// `serve`'s tasks, until one of them decides how serving ends.
+    private func serveUntilDone(engine: EnergyMonitor, signals: AsyncStream<TerminationSignal>) async -> BusError? {
+        var buses = [bus].compactMap { $0 }
+        if let systemBus, systemBus !== bus { buses.append(systemBus) }
+        return await withTaskGroup(of: Ending.self) { group in
+            group.addTask {
+                await engine.run { [weak self] event in await self?.handle(event) }
+                return .nothing
+            }
+            if let watch = await profileChanges() {
+                group.addTask { [weak self] in
+                    for await change in watch { await self?.profileChange(change) }
+                    return .nothing
+                }
+            }
+            group.addTask { [weak self] in
+                for await signal in signals {
+                    guard signal == .hangup else { return .signal(signal) }
+                    await self?.reload()
+                }
+                return .nothing
+            }
+            // As UPower: without its bus the service cannot be reached, so it exits non-zero
+            // and systemd (Restart=on-failure) starts it again once the bus is back.
+            for bus in buses {
+                group.addTask {
+                    for await error in bus.lost() { return .busLost(error) }
+                    return .nothing
+                }
+            }
+            while let ending = await group.next() {
+                switch ending {
+                case .signal(let signal):
+                    log("\(signal): releasing the power-saver hold, restoring knobs")
+                    group.cancelAll()
+                    return nil
+                case .busLost(let error):
+                    log("lost the bus (\(error)): restoring knobs and exiting")
+                    group.cancelAll()
+                    return error
+                case .nothing:
+                    continue
+                }
+            }
+            return nil
+        }
+    }
+
+    // MARK: Engine events
+
+    /// What must not wait for the disk: the properties, the signals, the knobs. The rest
+    /// follows in `follow`, in order, on the follower's task.
+    private func handle(_ event: TimedEvent) async {
+        guard let service, let actuation else { return }
+        await publish()
+        follower.submit(event)
+        switch event.event {
+        case .powerStateDidChange(let on, let reason):
+            log("Low Power Mode \(on ? "on" : "off") (\(reason))")
+            await service.powerStateDidChange(lowPowerMode: on, reason: reason)
+            await actuation.set(on)
+        case .thermalStateDidChange(let state, let previous, let cause):
+            log("thermal state \(state) (was \(previous)\(cause.map { ", \($0)" } ?? ""))")
+            await service.thermalStateDidChange(state: state, previous: previous, cause: cause)
+        default:
+            break
+        }
+        notifier.status(await statusLine())
+    }
+
+    /// Publishes the engine's state as the properties, after an event or an input that may have
+    /// changed only why Low Power Mode is what it is (`auto` while the battery rule keeps it on
+    /// sends no event, yet `LowPowerModeSource` must follow). A new source is logged once.
+    private func publish() async {
+        guard let service else { return }
+        let new = await state()
+        let old = service.current
+        await service.update(new)
+        if old.source != new.source {
+            log("Low Power Mode source \(old.source.rawValue) → \(new.source.rawValue) (Low Power Mode \(new.lowPowerMode ? "on" : "off"))")
+            notifier.status(await statusLine())
+        }
+    }
+
+    /// An event's consequences that may wait on the disk: workloads, transfers and apps see
+    /// the current state, the history records the event.
+    private func follow(_ event: TimedEvent) async {
+        await workloads?.update(await states())
+        await transfers?.update(await powerReadings())
+        let conditions = await state()
+        await apps?.update(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
+        await history?.record(event)
+    }
+
+    private func setLowPowerMode(_ mode: LowPowerOverride, from sender: String) async throws(BusMethodError) {
+        guard let engine else { throw .failed("joule daemon is not ready") }
+        log("SetLowPowerMode(\(mode.rawValue)) from \(sender)")
+        do {
+            try await engine.setOverride(mode)
+        } catch {
+            await publish()
+            throw .failed("cannot keep the Low Power Mode choice: \(error)")
+        }
+        await publish()
+    }
+
+    private func states() async -> EnforcementSession.States {
+        EnforcementSession.States(lowPowerMode: await engine?.lowPowerMode ?? false, thermalState: await engine?.thermalState ?? .nominal)
+    }
+
+    private func powerReadings() async -> DaemonTransfers.PowerReadings {
+        DaemonTransfers.PowerReadings(
+            lineOnline: await engine?.lineOnline ?? false, batteryPercentage: await engine?.percentage,
+            lowPowerMode: await engine?.lowPowerMode ?? false, thermalState: await engine?.thermalState ?? .nominal)
+    }
+
+    /// The transfer queue and its object, when there is a transport and a state directory.
+    private func openTransfers(bus: BusConnection, engine: EnergyMonitor) async throws(Failure) -> DaemonTransfers? {
+        guard let transport = options.transferTransport else { return nil }
+        guard let stateDirectory = options.stateDirectory else {
+            log("transfers off: no state directory for the queue")
+            return nil
+        }
+        do {
+            return try await DaemonTransfers(
+                bus: bus, systemBus: systemBus, stateDirectory: stateDirectory, transport: transport,
+                settings: configuration.transfers, power: await powerReadings(), root: options.knobRoot, log: log)
+        } catch {
+            await bus.close()
+            throw error
+        }
+    }
+
+    private func state() async -> EnergyBusState {
+        var state = EnergyBusState()
+        guard let engine else { return state }
+        state.lowPowerMode = await engine.lowPowerMode
+        state.source = await engine.lowPowerModeSource
+        state.thermalState = await engine.thermalState
+        state.onBattery = await engine.onBattery
+        state.percentage = await engine.percentage ?? -1
+        state.warningLevel = await engine.warningLevel
+        return state
+    }
+
+    /// The `GetStatus` reply: the `status --json` object with the knobs' outcomes.
+    private func statusJSON() async -> String {
+        guard let engine else { return "{}" }
+        var report = await engine.report()
+        report.lowPowerActions = await actuation?.actions ?? []
+        report.source = .daemon
+        return JSONValue.object(report.json).serialized
+    }
+
+    /// What `systemctl status` shows.
+    private func statusLine() async -> String {
+        let state = await state()
+        var line = "Low Power Mode \(state.lowPowerMode ? "on" : "off") (\(state.source.rawValue)), thermal \(state.thermalState)"
+        if state.percentage >= 0 {
+            line += ", battery \(Int(state.percentage.rounded())) %\(state.onBattery ? " discharging" : "")"
+        }
+        if let actuation {
+            if let cookie = await actuation.holdCookie {
+                line += ", holding power-saver (\(cookie))"
+            } else {
+                let applied = await actuation.actions.filter { $0.state == .applied }.count
+                if applied > 0 { line += ", \(applied) knobs applied" }
+            }
+        }
+        return line
+    }
+
+    // MARK: Metrics
+
+    private func startMetrics(engine: EnergyMonitor, workloads: DaemonWorkloads, transfers: DaemonTransfers?) async {
+        guard let exporter = options.metricsExporter else { return }
+        let parts = DaemonMetrics.Parts(
+            engine: engine, workloads: workloads, transfers: transfers, energy: energy,
+            throttling: RaspberryPiThrottlingReader(root: options.knobRoot))
+        let metrics = DaemonMetrics(exporter: exporter, parts: parts, log: log)
+        self.metrics = metrics
+        await metrics.apply(configuration.metrics)
+    }
+
+    private func metricsText() async throws(BusMethodError) -> String {
+        guard options.metricsExporter != nil else { throw .failed("this joule daemon exports no metrics") }
+        guard let metrics else { throw .failed("joule daemon is not ready") }
+        return await metrics.exposition()
+    }
+
+    // MARK: Configuration
+
+    private func engineConfiguration() -> EnergyMonitor.Configuration {
+        var engine = EnergyMonitor.Configuration()
+        engine.power = configuration.power
+        engine.procRoot = options.procRoot
+        return engine
+    }
+
+    private func reload() async {
+        notifier.reloading()
+        do {
+            let fresh = try DaemonConfiguration.load(path: options.configPath, required: options.configRequired)
+            configuration = fresh
+            await engine?.setPowerConfiguration(fresh.power)
+            await actuation?.reconfigure(actuators: fresh.actuators, knobs: fresh.knobs)
+            await workloads?.start(fresh, states: await states())
+            await transfers?.reload(fresh.transfers)
+            await metrics?.apply(fresh.metrics)
+            log("SIGHUP: reloaded \(options.configPath)")
+        } catch {
+            log("SIGHUP: keeping the old config: \(error)")
+        }
+        await publish()
+        notifier.ready(status: await statusLine())
+    }
+
+    // MARK: Bus
+
+    private func connect() async throws(Failure) -> BusConnection {
+        switch options.bus {
+        case .system:
+            do {
+                let bus = try await BusConnection.system(environment: options.environment)
+                systemBus = bus
+                return bus
+            } catch {
+                throw .bus("cannot connect to the system bus: \(error)")
+            }
+        case .session:
+            let bus: BusConnection
+            do {
+                bus = try await BusConnection.session(environment: options.environment)
+            } catch {
+                throw .bus("no session bus (--session needs DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus): \(error)")
+            }
+            // power-profiles-daemon and polkit are system services, looked up there in both modes.
+            do {
+                systemBus = try await BusConnection.system(environment: options.environment)
+            } catch {
+                log("no system bus, so no power-profiles-daemon: \(error)")
+            }
+            return bus
+        }
+    }
+
+    private func authorizer(bus: BusConnection) -> CallerAuthorizer {
+        switch options.bus {
+        case .system: CallerAuthorizer(mode: .system, bus: bus)
+        case .session: CallerAuthorizer(mode: .session(uid: options.uid), bus: bus)
+        }
+    }
+
+    // MARK: power-profiles-daemon
+
+    /// Finds the service (when the config lets it act) and tells the actuation and engine
+    /// what the user has chosen there.
+    private func followPowerProfiles() async {
+        guard configuration.actuators.contains(.powerProfilesDaemon), let systemBus else { return }
+        profiles = await PowerProfilesClient.find(on: systemBus)
+        await actuation?.profilesChanged(profiles)
+        guard let profiles else { return }
+        log("power-profiles-daemon found as \(profiles.busName): Low Power Mode holds power-saver there")
+        if let active = try? await profiles.activeProfile(), let verdict = await actuation?.activeProfileChanged(active) {
+            await apply(verdict)
+        }
+    }
+
+    private func profileChanges() async -> AsyncStream<PowerProfilesChange>? {
+        guard configuration.actuators.contains(.powerProfilesDaemon), let systemBus else { return nil }
+        do {
+            return try await PowerProfilesClient.changes(on: systemBus)
+        } catch {
+            log("cannot follow power-profiles-daemon: \(error)")
+            return nil
+        }
+    }
+
+    private func profileChange(_ change: PowerProfilesChange) async {
+        guard let actuation else { return }
+        switch change {
+        case .activeProfile(let profile):
+            await apply(await actuation.activeProfileChanged(profile))
+        case .profileReleased(let cookie):
+            let active = try? await profiles?.activeProfile()
+            await apply(await actuation.profileReleased(cookie, activeProfile: active))
+        case .ownerChanged(let name, let present):
+            if present {
+                // A new owner (or a restart) knows nothing of joule's hold: find it and hold again.
+                if profiles?.busName == name { profiles = nil; await actuation.profilesChanged(nil) }
+                await followPowerProfiles()
+            } else if profiles?.busName == name {
+                log("\(name) left the bus")
+                profiles = nil
+                await actuation.profilesChanged(nil)
+                await engine?.setProfileRequest(false)
+                await followPowerProfiles()
+                if profiles == nil { log("no power-profiles service: joule's own knobs enact Low Power Mode") }
+            }
+        }
+    }
+
+    private func apply(_ verdict: LowPowerActuation.ProfileVerdict) async {
+        guard let engine else { return }
+        switch verdict {
+        case .none:
+            break
+        case .manualChoice(let mode):
+            do {
+                try await engine.setOverride(mode)
+            } catch {
+                log("cannot keep the Low Power Mode choice: \(error)")
+            }
+        case .profileRequest(let on):
+            // Choosing power-saver on the desktop also ends a manual "off".
+            if on, await engine.lowPowerOverride == .off { try? await engine.setOverride(.auto) }
+            await engine.setProfileRequest(on)
+            // Leaving power-saver while the battery rule still wants Low Power Mode: the user
+            // chose against it, and holding power-saver again would fight that choice.
+            if !on, await engine.lowPowerMode {
+                log("the user left power-saver while Low Power Mode was on: recorded as a manual choice")
+                try? await engine.setOverride(.off)
+            }
+        }
+        await publish()
+    }
+}

@@ -1,0 +1,123 @@
+import JouleWire
+import JouleHardware
+import JouleEnergy
+
+/// The `org.joule.Energy1` object: the engines' state as D-Bus properties (read from a
+/// snapshot under a lock, so a property read never waits for the engines), its methods,
+/// and the change signals. The contract is `data/org.joule.Energy1.xml`.
+public final class EnergyService: Sendable {
+
+    /// What the methods do, supplied by the daemon.
+    public struct Handlers: Sendable {
+        /// `SetLowPowerMode(mode)` from `sender`, already parsed.
+        public var setLowPowerMode: @Sendable (_ mode: LowPowerOverride, _ sender: String) async throws(BusMethodError) -> Void
+        /// The `GetStatus` JSON text.
+        public var status: @Sendable () async -> String
+        /// The `GetMetrics` text: what `/metrics` serves, for `joule export`.
+        public var metrics: @Sendable () async throws(BusMethodError) -> String
+        /// `GetHistory(since, until)` for `sender`: the `joule history --json` text. nil: the
+        /// daemon keeps no history (no state directory), and the method says so.
+        public var history: (@Sendable (_ since: Double, _ until: Double, _ sender: String) async throws(BusMethodError) -> String)?
+
+        public init(
+            setLowPowerMode: @escaping @Sendable (LowPowerOverride, String) async throws(BusMethodError) -> Void,
+            status: @escaping @Sendable () async -> String,
+            metrics: @escaping @Sendable () async throws(BusMethodError) -> String = { () throws(BusMethodError) in
+                throw .failed("this daemon exports no metrics")
+            },
+            history: (@Sendable (Double, Double, String) async throws(BusMethodError) -> String)? = nil
+        ) {
+            self.setLowPowerMode = setLowPowerMode
+            self.status = status
+            self.metrics = metrics
+            self.history = history
+        }
+    }
+
+    /// Shared with the property getters, which run on the bus thread.
+    private final class Snapshot: Sendable {
+        let value: Locked<EnergyBusState>
+        init(_ state: EnergyBusState) { value = Locked(state) }
+    }
+
+    private let signals: BusSignalEmitter
+    private let snapshot: Snapshot
+
+    private init(bus: BusConnection, state: EnergyBusState, log: @escaping @Sendable (String) -> Void) {
+        signals = BusSignalEmitter(bus: bus, path: EnergyBus.objectPath, interface: EnergyBus.interfaceName, log: log)
+        snapshot = Snapshot(state)
+    }
+
+    /// Exports the object on `bus` with `initial` state. The name is requested separately,
+    /// after the export, so the first caller finds the object. `log` hears signals that could
+    /// not be sent.
+    public static func export(
+        on bus: BusConnection, initial: EnergyBusState, handlers: Handlers, log: @escaping @Sendable (String) -> Void
+    ) async throws(BusError) -> EnergyService {
+        let service = EnergyService(bus: bus, state: initial, log: log)
+        try await bus.export(service.interface(handlers), at: EnergyBus.objectPath)
+        return service
+    }
+
+    public var current: EnergyBusState { snapshot.value.withLock { $0 } }
+
+    /// Publishes `new`: PropertiesChanged for the properties that differ (one signal).
+    public func update(_ new: EnergyBusState) async {
+        let old = snapshot.value.withLock { state -> EnergyBusState in
+            defer { state = new }
+            return state
+        }
+        let changed = zip(old.properties, new.properties).filter { $0.0.1 != $0.1.1 }.map(\.1.0)
+        guard !changed.isEmpty else { return }
+        await signals.propertiesChanged(changed)
+    }
+
+    public func powerStateDidChange(lowPowerMode: Bool, reason: String) async {
+        await signals.signal("PowerStateDidChange", [.bool(lowPowerMode), .string(reason)])
+    }
+
+    public func thermalStateDidChange(state: ThermalState, previous: ThermalState, cause: String?) async {
+        await signals.signal("ThermalStateDidChange", [.string(state.description), .string(previous.description), .string(cause ?? "")])
+    }
+
+    private func interface(_ handlers: Handlers) -> BusInterface {
+        let snapshot = self.snapshot
+        func property(_ index: Int, _ signature: String) -> BusInterface.Property {
+            let name = EnergyBusState().properties[index].0
+            return .init(name, signature) { snapshot.value.withLock { $0.properties[index].1 } }
+        }
+        return BusInterface(
+            name: EnergyBus.interfaceName,
+            properties: [
+                property(0, "b"), property(1, "s"), property(2, "s"), property(3, "b"), property(4, "d"), property(5, "s"),
+            ],
+            methods: [
+                .init("SetLowPowerMode", in: "s", inNames: ["mode"]) { call throws(BusMethodError) in
+                    guard call.arguments.count == 1, let word = call.arguments[0].stringValue,
+                          let mode = LowPowerOverride(rawValue: word)
+                    else {
+                        throw .invalidArgs("mode must be \"on\", \"off\" or \"auto\", not \(call.arguments.first?.description ?? "nothing")")
+                    }
+                    try await handlers.setLowPowerMode(mode, call.sender)
+                    return []
+                },
+                .init("GetStatus", out: "s", outNames: ["status"]) { _ in [.string(await handlers.status())] },
+                .init("GetMetrics", out: "s", outNames: ["metrics"]) { _ throws(BusMethodError) in
+                    [.string(try await handlers.metrics())]
+                },
+                .init("GetHistory", in: "dd", inNames: ["since", "until"], out: "s", outNames: ["history"]) { call throws(BusMethodError) in
+                    guard call.arguments.count == 2, let since = call.arguments[0].doubleValue,
+                          let until = call.arguments[1].doubleValue, since.isFinite, until.isFinite, since <= until
+                    else {
+                        throw .invalidArgs("since and until must be Unix seconds with since <= until, not \(call.arguments.map(\.description))")
+                    }
+                    guard let history = handlers.history else { throw .failed("joule daemon keeps no history (it has no state directory)") }
+                    return [.string(try await history(since, until, call.sender))]
+                },
+            ],
+            signals: [
+                .init("PowerStateDidChange", "bs", names: ["lowPowerMode", "reason"]),
+                .init("ThermalStateDidChange", "sss", names: ["state", "previous", "cause"]),
+            ])
+    }
+}

@@ -1,0 +1,39 @@
+import JouleWire
+import JouleHardware
+import JouleEnergy
+import JouleDaemon
+
+/// Stands in for `joule daemon` in client tests: the real `EnergyService` object owning
+/// `org.joule.Energy1` on a bus, answering `GetStatus` with `status` and recording the modes
+/// `SetLowPowerMode` was given (or refusing them as polkit would).
+public final class StandInEnergyDaemon: Sendable {
+    public let connection: BusConnection
+    public let service: EnergyService
+    public let status: String
+    private let recorded = Recorded()
+
+    private final class Recorded: Sendable { let modes = Locked<[LowPowerOverride]>([]) }
+
+    /// What `SetLowPowerMode` was called with, in order.
+    public var modes: [LowPowerOverride] { recorded.modes.withLock { $0 } }
+
+    public init(
+        address: String, initial: EnergyBusState = .init(), status: String = "{}", refuse: Bool = false
+    ) async throws {
+        connection = try await BusConnection.open(address: address)
+        self.status = status
+        let recorded = self.recorded
+        service = try await EnergyService.export(
+            on: connection, initial: initial,
+            handlers: .init(
+                setLowPowerMode: { mode, _ throws(BusMethodError) in
+                    if refuse { throw .accessDenied("Not authorized by polkit") }
+                    recorded.modes.withLock { $0.append(mode) }
+                },
+                status: { status }),
+            log: { _ in })
+        try await connection.requestName(EnergyBus.busName)
+    }
+
+    public func close() async { await connection.close() }
+}

@@ -1,0 +1,245 @@
+import JouleHardware
+import JouleEnergy
+
+/// The daemon's history: rows of the machine's power and thermal condition and the transfer
+/// markers, in the same SQLite file as the transfer queue (`transfers.db` in the state
+/// directory), in tables of their own with their own schema version
+/// (`history_schema_version`), so either part can move on, or be read by an older joule,
+/// without the other.
+///
+/// The daemon opens it read-write and appends in batches; `joule history` opens the file read
+/// only (`init(readingOnly:)`), so a client never changes the daemon's file.
+public final class HistoryStore: Sendable {
+    public static let schema = SQLiteSchema(versionTable: "history_schema_version", migrations: [
+        """
+        CREATE TABLE history_samples (
+            id INTEGER PRIMARY KEY,
+            time REAL NOT NULL,
+            trigger TEXT NOT NULL,
+            span REAL CHECK (span IS NULL OR span > 0),
+            percentage REAL CHECK (percentage IS NULL OR percentage BETWEEN 0 AND 100),
+            charge_state TEXT
+                CHECK (charge_state IS NULL OR charge_state IN ('charging', 'discharging', 'full', 'not-charging', 'empty', 'unknown')),
+            energy_rate_w REAL,
+            power_w REAL,
+            power_source TEXT,
+            line_online INTEGER CHECK (line_online IS NULL OR line_online IN (0, 1)),
+            low_power_mode INTEGER NOT NULL CHECK (low_power_mode IN (0, 1)),
+            low_power_source TEXT NOT NULL CHECK (low_power_source IN ('auto', 'manual', 'power-profiles-daemon')),
+            low_power_reason TEXT,
+            thermal_state TEXT NOT NULL CHECK (thermal_state IN ('nominal', 'fair', 'serious', 'critical'))
+        );
+        CREATE INDEX history_samples_time ON history_samples (time);
+        -- Each sensor's reading in a row, in the order the row listed them; NULL when it failed.
+        CREATE TABLE history_temperatures (
+            sample_id INTEGER NOT NULL,
+            position INTEGER NOT NULL,
+            sensor TEXT NOT NULL,
+            label TEXT,
+            celsius REAL,
+            PRIMARY KEY (sample_id, position)
+        ) WITHOUT ROWID;
+        -- Markers stored when they happen (finished transfers); reports are read from their directory.
+        CREATE TABLE history_entries (
+            time REAL NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('report', 'transfer')),
+            id TEXT NOT NULL,
+            subtype TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            detail TEXT,
+            pid INTEGER,
+            bytes INTEGER CHECK (bytes IS NULL OR bytes >= 0),
+            owner_uid INTEGER CHECK (owner_uid IS NULL OR owner_uid >= 0)
+        );
+        CREATE INDEX history_entries_time ON history_entries (time);
+        """,
+    ])
+
+    /// The file, shared with the transfer queue.
+    public static let fileName = "transfers.db"
+
+    public let database: SQLiteDatabase
+
+    /// Opens `database` for writing, bringing the history's tables up to date.
+    public init(database: SQLiteDatabase) throws(HistoryStoreError) {
+        self.database = database
+        do {
+            try Self.schema.migrate(database)
+        } catch {
+            switch error {
+            case .newer(let found, let supported):
+                throw .newerSchema(path: database.path, found: found, supported: supported)
+            case .database(let error): throw .database(error)
+            }
+        }
+    }
+
+    /// The history in `directory`'s `transfers.db`, created when missing.
+    public convenience init(stateDirectory: StateDirectory) throws(HistoryStoreError) {
+        let database: SQLiteDatabase
+        do throws(SQLiteError) {
+            database = try SQLiteDatabase(path: stateDirectory.file(Self.fileName))
+        } catch {
+            throw .database(error)
+        }
+        try self.init(database: database)
+    }
+
+    /// Opens an existing file for reading only. A missing file is `noFile`; a file without the history's tables is
+    /// `noHistory`; one from a newer joule is `newerSchema`.
+    public init(readingOnly path: String) throws(HistoryStoreError) {
+        guard FileSystem.kind(of: path) != nil else {
+            // EACCES on the directory hides the file as well as ENOENT does: say which it is.
+            if let failure = FileSystem.statFailure(path), failure != .noEntry { throw .unreadable(path: path, errno: failure) }
+            throw .noFile(path: path)
+        }
+        // What SQLite would word as its own CANTOPEN or NOTADB, said as the file system and the
+        // format say it.
+        let head: [UInt8]
+        do { head = try FileSystem.readBytes(path, limit: 16) } catch {
+            throw .unreadable(path: path, errno: error.errno ?? .ioError)
+        }
+        guard head.isEmpty || Array(head.prefix(16)) == Array("SQLite format 3\u{0}".utf8) else {
+            throw .corrupt(path: path, detail: "not an SQLite database")
+        }
+        let version: Int?
+        do throws(SQLiteError) {
+            database = try SQLiteDatabase(readingOnly: path)
+            version = try Self.schema.storedVersion(database)
+        } catch {
+            throw .database(error)
+        }
+        guard let version, version > 0 else { throw .noHistory(path: path) }
+        guard version <= Self.schema.version else {
+            throw .newerSchema(path: path, found: version, supported: Self.schema.version)
+        }
+    }
+
+    // MARK: writing
+
+    /// Appends rows and markers in one transaction (the daemon's batch).
+    public func append(_ samples: [HistorySample], entries: [HistoryEntry] = []) throws(HistoryStoreError) {
+        try run {
+            try database.transaction { db in
+                try Self.insert(samples, db)
+                for entry in entries { try db.execute(HistoryRow.insertEntry, HistoryRow.values(entry)) }
+            }
+        }
+    }
+
+    private static func insert(_ samples: [HistorySample], _ db: SQLiteConnection) throws {
+        for sample in samples {
+            guard let id = try db.query(HistoryRow.insertSample, HistoryRow.values(sample)).first?[0].int64 else {
+                throw SQLiteError(operation: "INSERT", path: "", sql: HistoryRow.insertSample, code: 1, message: "no row id returned")
+            }
+            for (position, reading) in sample.temperatures.enumerated() {
+                try db.execute(HistoryRow.insertTemperature, HistoryRow.values(reading, sample: id, position: position))
+            }
+        }
+    }
+
+    /// What one application of the retention did.
+    public struct RetentionOutcome: Sendable, Hashable {
+        /// Readings replaced by hourly rows, and the hourly rows written.
+        public var aggregated: Int
+        public var hourly: Int
+        /// Rows and markers older than the retention deleted.
+        public var deleted: Int
+    }
+
+    /// Replaces readings older than `retention.fullResolution` with one row per bucket and
+    /// deletes rows and markers older than `retention.keep`, in one transaction.
+    @discardableResult
+    public func applyRetention(_ retention: HistoryRetention, now: Double) throws(HistoryStoreError) -> RetentionOutcome {
+        let cutoff = retention.aggregateBefore(now: now), oldest = retention.deleteBefore(now: now)
+        let path = database.path
+        return try run {
+            try database.transaction { db in
+                let old = try Self.samples(db, path: path, where: "trigger <> 'hourly' AND time < ?", [.real(cutoff)])
+                let hourly = retention.aggregate(old.map(\.sample))
+                _ = try Self.delete(db, where: "trigger <> 'hourly' AND time < ?", [.real(cutoff)])
+                try Self.insert(hourly, db)
+                var deleted = try Self.delete(db, where: "time < ?", [.real(oldest)])
+                deleted += try db.execute("DELETE FROM history_entries WHERE time < ?", [.real(oldest)])
+                return RetentionOutcome(aggregated: old.count, hourly: hourly.count, deleted: deleted)
+            }
+        }
+    }
+
+    /// Deletes the rows matching `filter` and their readings; returns how many rows.
+    private static func delete(_ db: SQLiteConnection, where filter: String, _ arguments: [SQLiteValue]) throws -> Int {
+        try db.execute(
+            "DELETE FROM history_temperatures WHERE sample_id IN (SELECT id FROM history_samples WHERE \(filter))", arguments)
+        return try db.execute("DELETE FROM history_samples WHERE \(filter)", arguments)
+    }
+
+    // MARK: reading
+
+    /// The rows and stored markers from `since` to `until` (inclusive), oldest first. Transfer
+    /// markers are `uid`'s own only, unless `uid` is root (0) or nil (the daemon).
+    public func read(
+        since: Double, until: Double, visibleTo uid: UInt32? = nil
+    ) throws(HistoryStoreError) -> (samples: [HistorySample], entries: [HistoryEntry]) {
+        let path = database.path
+        return try run {
+            try database.withConnection { db in
+                let samples = try Self.samples(db, path: path, where: "time BETWEEN ? AND ?", [.real(since), .real(until)])
+                var filter = "time BETWEEN ? AND ?"
+                var arguments: [SQLiteValue] = [.real(since), .real(until)]
+                if let uid, uid != 0 {
+                    filter += " AND (owner_uid IS NULL OR owner_uid = ?)"
+                    arguments.append(.integer(Int64(uid)))
+                }
+                var entries: [HistoryEntry] = []
+                for row in try db.query("\(HistoryRow.selectEntries) WHERE \(filter) ORDER BY time, id", arguments) {
+                    do throws(HistoryRowError) { entries.append(try HistoryRow.entry(row)) } catch {
+                        throw HistoryStoreError.corrupt(path: path, detail: "history_entries: \(error.description)")
+                    }
+                }
+                return (samples.map(\.sample), entries)
+            }
+        }
+    }
+
+    /// The oldest row's time, nil when there is none.
+    public func firstRowTime() throws(HistoryStoreError) -> Double? {
+        try run {
+            try database.withConnection { db in try db.query("SELECT MIN(time) FROM history_samples", []).first?[0].double }
+        }
+    }
+
+    /// The rows matching `filter`, oldest first, each with its id and readings.
+    private static func samples(
+        _ db: SQLiteConnection, path: String, where filter: String, _ arguments: [SQLiteValue]
+    ) throws -> [(id: Int64, sample: HistorySample)] {
+        var readings: [Int64: [HistoryTemperature]] = [:]
+        let temperatures = "\(HistoryRow.selectTemperatures) WHERE sample_id IN (SELECT id FROM history_samples WHERE \(filter)) ORDER BY sample_id, position"
+        for row in try db.query(temperatures, arguments) {
+            guard let id = row[0].int64, let sensor = row[1].text else { continue }
+            readings[id, default: []].append(HistoryTemperature(sensor: sensor, label: row[2].text, celsius: row[3].double))
+        }
+        var samples: [(Int64, HistorySample)] = []
+        for row in try db.query("\(HistoryRow.selectSamples) WHERE \(filter) ORDER BY time, id", arguments) {
+            guard let id = row[0].int64 else { continue }
+            do throws(HistoryRowError) {
+                samples.append((id, try HistoryRow.sample(row, temperatures: readings[id] ?? [])))
+            } catch {
+                throw HistoryStoreError.corrupt(path: path, detail: "history_samples row \(id): \(error.description)")
+            }
+        }
+        return samples
+    }
+
+    /// Runs `body`, turning sqlite's errors into `.database` and keeping the store's own.
+    private func run<T>(_ body: () throws -> T) throws(HistoryStoreError) -> T {
+        do {
+            return try body()
+        } catch let error as HistoryStoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw .database(error)
+        } catch {
+            throw .corrupt(path: database.path, detail: "\(error)")
+        }
+    }
+}

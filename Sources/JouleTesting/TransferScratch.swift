@@ -1,0 +1,24 @@
+import Foundation
+import JouleTransferQueue
+
+/// A throwaway state directory for the transfer queue (and what shares it), removed when
+/// released; and the plainest queued download.
+public final class TransferScratch: Sendable {
+    public let path: String
+
+    public init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("joule-queue-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// The queue's database in this directory.
+    public var database: String { path + "/" + TransferStore.fileName }
+
+    public static func download(_ destination: String, owner: UInt32 = 1000, id: String = Transfer.newID(), created: Double = 1_700_000_000) -> Transfer {
+        Transfer(
+            id: id, ownerUID: owner, url: "https://example.org/file.iso", destination: destination,
+            createdAt: created, deadline: created + Transfer.defaultTimeout)
+    }
+}
