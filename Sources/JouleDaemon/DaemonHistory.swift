@@ -52,7 +52,8 @@ actor DaemonHistory {
     }
 
     /// The recorder for the daemon's state directory, or nil (logged) without one or when the
-    /// file cannot be opened: the daemon runs on without history.
+    /// file cannot be opened: the daemon runs on without history. A history an older joule
+    /// kept in `transfers.db` is moved into `history.db` first (logged).
     static func open(
         stateDirectory: StateDirectory?, engine: EnergyMonitor, energy: (any EnergySnapshotSource)?,
         log: @escaping @Sendable (String) -> Void
@@ -63,7 +64,7 @@ actor DaemonHistory {
         }
         do {
             try stateDirectory.create()
-            let store = try HistoryStore(stateDirectory: stateDirectory)
+            let store = try HistoryStore(stateDirectory: stateDirectory) { log("\($0)") }
             return DaemonHistory(
                 store: store, engine: engine, energy: energy, reports: ReportStore(directory: stateDirectory.reports),
                 clock: SystemClock(), log: log)

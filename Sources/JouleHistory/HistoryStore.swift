@@ -2,10 +2,11 @@ import JouleHardware
 import JouleEnergy
 
 /// The daemon's history: rows of the machine's power and thermal condition and the transfer
-/// markers, in the same SQLite file as the transfer queue (`transfers.db` in the state
-/// directory), in tables of their own with their own schema version
-/// (`history_schema_version`), so either part can move on, or be read by an older joule,
-/// without the other.
+/// markers, in a SQLite file of its own (`history.db` in the state directory), versioned by
+/// `history_schema_version`. Older joules kept these tables in the transfer queue's
+/// `transfers.db`; the daemon moves them out when it opens the store
+/// (`init(stateDirectory:moved:)`), and a reader falls back to that file while `history.db`
+/// holds no history (`HistoryReader`).
 ///
 /// The daemon opens it read-write and appends in batches; `joule history` opens the file read
 /// only (`init(readingOnly:)`), so a client never changes the daemon's file.
@@ -55,8 +56,11 @@ public final class HistoryStore: Sendable {
         """,
     ])
 
-    /// The file, shared with the transfer queue.
-    public static let fileName = "transfers.db"
+    /// The file, in the state directory.
+    public static let fileName = "history.db"
+
+    /// The file an older joule kept the history in, beside the transfer queue.
+    public static let legacyFileName = "transfers.db"
 
     public let database: SQLiteDatabase
 
@@ -74,15 +78,131 @@ public final class HistoryStore: Sendable {
         }
     }
 
-    /// The history in `directory`'s `transfers.db`, created when missing.
-    public convenience init(stateDirectory: StateDirectory) throws(HistoryStoreError) {
+    /// The history in `directory`'s `history.db`, created when missing, for writing (the
+    /// daemon). A history an older joule left in the directory's `transfers.db` is moved in
+    /// first (`moveLegacy`), and `moved` hears what was moved.
+    public convenience init(stateDirectory: StateDirectory, moved: (LegacyMove) -> Void = { _ in }) throws(HistoryStoreError) {
         let database: SQLiteDatabase
         do throws(SQLiteError) {
             database = try SQLiteDatabase(path: stateDirectory.file(Self.fileName))
         } catch {
             throw .database(error)
         }
+        if let move = try Self.moveLegacy(into: database, from: stateDirectory.file(Self.legacyFileName)) { moved(move) }
         try self.init(database: database)
+    }
+
+    /// A history moved out of an older joule's `transfers.db`.
+    public struct LegacyMove: Sendable, Hashable, CustomStringConvertible {
+        public var from: String
+        public var to: String
+        /// Rows copied, by table; empty when `to` held the history already (a crash came
+        /// between the copy and the drop), so that only the drop was left to do.
+        public var copied: [String: Int]
+        /// Why the history's tables could not be dropped from `from`, or `from` not even
+        /// looked at, while `to` holds a history (the next start tries again); nil when they
+        /// were dropped.
+        public var dropFailure: SQLiteError?
+
+        public var description: String {
+            func count(_ table: String, _ noun: String) -> String {
+                let count = copied[table] ?? 0
+                return "\(count) \(noun)\(count == 1 ? "" : "s")"
+            }
+            let moved = "history: moved \(count("history_samples", "row")) (\(count("history_temperatures", "temperature reading")))"
+                + " and \(count("history_entries", "marker")) from \(from) to \(to)"
+            switch (copied.isEmpty, dropFailure) {
+            case (false, nil): return moved
+            case (false, let failure?):
+                return "\(moved), but cannot drop them from \(from) (the next start tries again): \(failure)"
+            case (true, nil): return "history: dropped the history an older joule left in \(from) (\(to) holds it already)"
+            case (true, let failure?):
+                return "history: cannot drop what an older joule left in \(from) (\(to) holds the history; the next start tries again): \(failure)"
+            }
+        }
+    }
+
+    /// Moves the history out of `legacy` (an older joule's `transfers.db`) into `database`
+    /// (`history.db`), crash-safe, in two transactions. While `database` has no history
+    /// schema (a new file, or one left empty by a crash) and `legacy` has one, the first
+    /// creates the schema in `database` and copies every history table into it; it is durable
+    /// once it commits (WAL, synchronous=FULL). Only then the second drops the history's
+    /// tables (with their indexes) and version table from `legacy`. A crash between the two
+    /// leaves the history in both: the next call finds `database`'s and only drops
+    /// (`database` wins). They cannot be one transaction: over two WAL files, a transaction is
+    /// not atomic. A schema newer than this joule's in either file is refused, naming the
+    /// file, and nothing is touched. Returns nil when there was nothing to move.
+    ///
+    /// Until `database` holds a history, any failure to read `legacy` is thrown: a new
+    /// `history.db` must not be started beside a history that was not moved (the next start
+    /// would drop that one). Once it holds one, `legacy` only has tables to drop, and a
+    /// failure is the move's `dropFailure`.
+    static func moveLegacy(into database: SQLiteDatabase, from legacy: String) throws(HistoryStoreError) -> LegacyMove? {
+        guard FileSystem.kind(of: legacy) != nil else { return nil }
+        let supported = schema.version, path = database.path
+        let found: Int?
+        do throws(SQLiteError) { found = try schema.storedVersion(database) } catch { throw .database(error) }
+        if let found, found > supported { throw .newerSchema(path: path, found: found, supported: supported) }
+        let holdsHistory = (found ?? 0) > 0
+        var attached = false
+        defer { if attached { _ = try? database.execute("DETACH DATABASE legacy") } }
+        let legacyVersion: Int?
+        do throws(SQLiteError) {
+            try database.execute("ATTACH DATABASE ? AS legacy", [.text(legacy)])
+            attached = true
+            legacyVersion = try schema.storedVersion(database, schema: "legacy")
+        } catch {
+            guard holdsHistory else { throw .move(from: legacy, to: path, error) }
+            return LegacyMove(from: legacy, to: path, copied: [:], dropFailure: error)
+        }
+        guard let legacyVersion, legacyVersion > 0 else { return nil }
+        guard legacyVersion <= supported else { throw .newerSchema(path: legacy, found: legacyVersion, supported: supported) }
+        var copied: [String: Int] = [:]
+        if !holdsHistory {
+            do {
+                copied = try database.transaction { db in
+                    // The schema as the legacy file has it, its rows, then up to this joule's.
+                    let old = SQLiteSchema(versionTable: schema.versionTable, migrations: Array(schema.migrations.prefix(legacyVersion)))
+                    try old.migrate(inside: db)
+                    var copied: [String: Int] = [:]
+                    for table in try historyTables(db, schema: "main") {
+                        let columns = try db.query("SELECT name FROM pragma_table_info(?, 'main')", [.text(table)])
+                            .compactMap { $0[0].text }.map { "\"\($0)\"" }.joined(separator: ", ")
+                        copied[table] = try db.execute(
+                            "INSERT INTO main.\"\(table)\" (\(columns)) SELECT \(columns) FROM legacy.\"\(table)\"")
+                    }
+                    try schema.migrate(inside: db)
+                    return copied
+                }
+            } catch {
+                throw .move(from: legacy, to: path, sqliteError(error, path: path))
+            }
+        }
+        var dropFailure: SQLiteError?
+        do {
+            try database.transaction { db in
+                for table in try historyTables(db, schema: "legacy") + [schema.versionTable] {
+                    try db.execute("DROP TABLE legacy.\"\(table)\"")
+                }
+            }
+        } catch {
+            dropFailure = sqliteError(error, path: legacy)
+        }
+        return LegacyMove(from: legacy, to: path, copied: copied, dropFailure: dropFailure)
+    }
+
+    /// The history's tables in `schema` (`main` or `legacy`), without its version table.
+    private static func historyTables(_ db: SQLiteConnection, schema name: String) throws -> [String] {
+        try db.query(
+            "SELECT name FROM \(name).sqlite_master WHERE type = 'table' AND name LIKE 'history\\_%' ESCAPE '\\' AND name <> ? ORDER BY name",
+            [.text(schema.versionTable)]
+        ).compactMap { $0[0].text }
+    }
+
+    private static func sqliteError(_ error: any Error, path: String) -> SQLiteError {
+        if let error = error as? SQLiteError { return error }
+        if case SQLiteSchema.Failure.database(let error)? = error as? SQLiteSchema.Failure { return error }
+        return SQLiteError(operation: "move", path: path, sql: nil, code: 1, message: "\(error)")
     }
 
     /// Opens an existing file for reading only. A missing file is `noFile`; a file without the history's tables is

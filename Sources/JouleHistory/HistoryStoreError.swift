@@ -12,6 +12,9 @@ public enum HistoryStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case corrupt(path: String, detail: String)
     /// The file (or its directory) cannot be read by this user: the errno, not "no history".
     case unreadable(path: String, errno: Errno)
+    /// The daemon could not move an older joule's history out of `from` (`transfers.db`) into
+    /// `to` (`history.db`); both are as they were.
+    case move(from: String, to: String, SQLiteError)
     case database(SQLiteError)
 
     public var description: String {
@@ -22,6 +25,7 @@ public enum HistoryStoreError: Error, Sendable, Hashable, CustomStringConvertibl
             "the history in \(path) has schema version \(found), newer than this joule's \(supported): not touching it"
         case .corrupt(let path, let detail): "the history in \(path) is unreadable: \(detail)"
         case .unreadable(let path, let errno): "cannot read the history at \(path): \(errno)"
+        case .move(let from, let to, let error): "cannot move the history from \(from) to \(to): \(error)"
         case .database(let error): "cannot read the history: \(error)"
         }
     }

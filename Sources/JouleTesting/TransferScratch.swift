@@ -1,4 +1,5 @@
 import Foundation
+import JouleEnergy
 import JouleTransferQueue
 
 /// A throwaway state directory for the transfer queue (and what shares it), removed when
@@ -20,5 +21,19 @@ public final class TransferScratch: Sendable {
         Transfer(
             id: id, ownerUID: owner, url: "https://example.org/file.iso", destination: destination,
             createdAt: created, deadline: created + Transfer.defaultTimeout)
+    }
+
+    /// The laptop day as an older joule recorded it (its history inside `transfers.db`): 1011
+    /// rows, 3033 temperature readings, 1 marker.
+    public static let laptopDay = PackageRoot.url.appendingPathComponent("hw-fixtures/history/laptop-day/transfers.db").path
+
+    /// A state directory holding a copy of the laptop day as an older joule left it, with the
+    /// queue's own tables and one transfer beside the history.
+    public static func legacyHistory() throws -> (TransferScratch, StateDirectory, Transfer) {
+        let scratch = try TransferScratch()
+        try FileManager.default.copyItem(atPath: laptopDay, toPath: scratch.database)
+        let download = download("/srv/a.iso")
+        try TransferStore(path: scratch.database).add(download)
+        return (scratch, StateDirectory(path: scratch.path), download)
     }
 }

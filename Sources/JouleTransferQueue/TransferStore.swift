@@ -84,7 +84,7 @@ public final class TransferStore: Sendable {
 
     /// Creates the version table (`schema_version`) when missing and runs the migrations the
     /// file lacks, all in one transaction: a crash mid-migration leaves the old version intact.
-    /// The history keeps its own version table in the same file (`HistoryStore`).
+    /// An older joule's history kept its own version table in this file (`HistoryStore` moves it out).
     static func migrate(_ database: SQLiteDatabase, _ migrations: [String]) throws(TransferStoreError) {
         do {
             try SQLiteSchema(versionTable: "schema_version", migrations: migrations).migrate(database)

@@ -18,7 +18,8 @@ struct HistoryCommand: AsyncParsableCommand {
         discussion: """
             joule daemon records a row every minute and on each change. Without --state-dir the \
             history comes from the daemon over D-Bus (GetHistory) when it runs, else from \
-            transfers.db in your state directory, opened read only. Spans (24h, 90m, 7d, 2w) count \
+            history.db (or an older joule's transfers.db) in your state directory, opened read \
+            only. Spans (24h, 90m, 7d, 2w) count \
             back from --until, which defaults to now; times may also be Unix seconds or \
             2026-03-10T08:30 (local time unless it ends in Z or +HH:MM); a history younger than \
             --since starts at its first row. Labels are in local time \
@@ -41,7 +42,7 @@ struct HistoryCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Write a self-contained HTML page: the chart, the summary and tables.", valueName: "file"))
     var html: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Read DIR/transfers.db (and DIR/reports) instead of asking the daemon.", valueName: "dir"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Read DIR/history.db (and DIR/reports) instead of asking the daemon.", valueName: "dir"))
     var stateDir: String?
 
     func validate() throws {

@@ -239,4 +239,20 @@ final class FixedEnergy: EnergySnapshotSource {
         #expect(rig.log.all.contains("history: writing again"))
         await rig.history.stop()
     }
+
+    /// An older joule's history moves out of transfers.db when the daemon opens it, said once.
+    @Test func theDaemonLogsTheMoveOnce() async throws {
+        let (scratch, directory, _) = try TransferScratch.legacyHistory()
+        let source = MemoryDeviceSource()
+        var configuration = EnergyMonitor.Configuration()
+        configuration.procRoot = "/nonexistent"
+        let engine = try EnergyMonitor(source: source, overrideStore: nil, clock: ManualClock(now: 1_000_000), configuration: configuration)
+        let log = LogLines()
+        let first = DaemonHistory.open(stateDirectory: directory, engine: engine, energy: nil, log: { log.append($0) })
+        #expect(first != nil)
+        let history = directory.file(HistoryStore.fileName)
+        #expect(log.all == ["history: moved 1011 rows (3033 temperature readings) and 1 marker from \(scratch.database) to \(history)"])
+        #expect(DaemonHistory.open(stateDirectory: directory, engine: engine, energy: nil, log: { log.append($0) }) != nil)
+        #expect(log.all.count == 1)
+    }
 }

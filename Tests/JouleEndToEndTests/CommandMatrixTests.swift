@@ -42,17 +42,19 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         let manager = FileManager.default
         // rt/apps is there already: joule run makes it (its runtime directory) before it knows
         // whether the program starts, as a runtime directory it keeps.
-        for directory in ["dir", "state", "rt/apps", "locked-dir", "tree/sys/class", "tree/proc", "hist", "hist-locked"] {
+        for directory in ["dir", "state", "rt/apps", "locked-dir", "tree/sys/class", "tree/proc", "hist", "hist-locked", "hist-legacy"] {
             try manager.createDirectory(at: t.appendingPathComponent(directory), withIntermediateDirectories: true)
         }
         try Data("x\n".utf8).write(to: t.appendingPathComponent("file"))
         try Data("secret\n".utf8).write(to: t.appendingPathComponent("locked"))
         try Data("btsnoo\0\0".utf8).write(to: t.appendingPathComponent("bad.btsnoop"))
         try Data("classes: [unclosed\n".utf8).write(to: t.appendingPathComponent("bad.yaml"))
-        try Data("not a database at all\n".utf8).write(to: t.appendingPathComponent("hist/transfers.db"))
-        try Data("SQLite format 3\u{0}".utf8).write(to: t.appendingPathComponent("hist-locked/transfers.db"))
-        chmod(t.appendingPathComponent("hist-locked/transfers.db").path, 0)
-        for directory in ["hist", "hist-locked"] { chmod(t.appendingPathComponent(directory).path, 0o755) }
+        try Data("not a database at all\n".utf8).write(to: t.appendingPathComponent("hist/history.db"))
+        try Data("SQLite format 3\u{0}".utf8).write(to: t.appendingPathComponent("hist-locked/history.db"))
+        chmod(t.appendingPathComponent("hist-locked/history.db").path, 0)
+        // No history.db: an older joule's transfers.db is read instead, and named when it fails.
+        try Data("not a database at all\n".utf8).write(to: t.appendingPathComponent("hist-legacy/transfers.db"))
+        for directory in ["hist", "hist-locked", "hist-legacy"] { chmod(t.appendingPathComponent(directory).path, 0o755) }
         chmod(t.appendingPathComponent("locked").path, 0)
         chmod(t.appendingPathComponent("locked-dir").path, 0)
         chmod(t.appendingPathComponent("tree").path, 0o755)
@@ -236,10 +238,12 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
                    "joule history: --svg {T}/locked-dir/sub/x.svg: Permission denied (EACCES)", asNobody: true),
         CommandRow(["history", "--since", "-5h"],
                    "Error: \"-5h\" is not a time: give a span back from now (24h, 90m, 7d, 2w, 45s), Unix seconds, or a date and time (2026-03-10T08:30, local unless it ends in Z or +HH:MM)"),
-        CommandRow(["history", "--state-dir", "{T}/hist"], "joule history: the history in {T}/hist/transfers.db is unreadable: not an SQLite database"),
+        CommandRow(["history", "--state-dir", "{T}/hist"], "joule history: the history in {T}/hist/history.db is unreadable: not an SQLite database"),
         CommandRow(["history", "--state-dir={T}/hist-locked"],
-                   "joule history: cannot read the history at {T}/hist-locked/transfers.db: Permission denied (EACCES)", asNobody: true),
-        CommandRow(["history", "--state-dir", "{T}/dir"], "joule history: no history at {T}/dir/transfers.db: joule daemon records it there while it runs"),
+                   "joule history: cannot read the history at {T}/hist-locked/history.db: Permission denied (EACCES)", asNobody: true),
+        CommandRow(["history", "--state-dir", "{T}/hist-legacy"],
+                   "joule history: the history in {T}/hist-legacy/transfers.db is unreadable: not an SQLite database"),
+        CommandRow(["history", "--state-dir", "{T}/dir"], "joule history: no history at {T}/dir/history.db: joule daemon records it there while it runs"),
         CommandRow(["history", "--state-dir", missing], "joule history: --state-dir \(missing): No such file or directory (ENOENT)"),
         CommandRow(["history", "--state-dir={T}/file"], "joule history: --state-dir {T}/file: Not a directory (ENOTDIR)"),
     ]

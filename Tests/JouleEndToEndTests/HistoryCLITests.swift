@@ -103,14 +103,17 @@ import FoundationXML
         // A directory the user named without a history is their input; their own is not.
         result = try await Self.run(["--state-dir", empty.path])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("no history at \(empty.path)/transfers.db"))
+        #expect(result.stderr.contains("no history at \(empty.path)/history.db"))
         // Without --state-dir and without a daemon: the caller's own state directory.
         result = try await Self.run([], environment: ["JOULE_STATE_DIR": empty.path])
         #expect(result.status == 1)
-        #expect(result.stderr.contains("no history at \(empty.path)/transfers.db"))
-        result = try await Self.run(["--json"], environment: ["JOULE_STATE_DIR": CLIHarness.packageRoot.appendingPathComponent(Self.fixture).path])
+        #expect(result.stderr.contains("no history at \(empty.path)/history.db"))
+        let fixture = CLIHarness.packageRoot.appendingPathComponent(Self.fixture).path
+        result = try await Self.run(["--json"], environment: ["JOULE_STATE_DIR": fixture])
         #expect(result.status == 0)
         #expect(result.stdout.contains("\"source\":\"file\""))
+        // The fixture is an older joule's state directory: no history.db, the history in transfers.db.
+        #expect(result.stdout.contains("\"database\":\"\(fixture)/transfers.db\""))
     }
 
     @Test func throughTheDaemon() async throws {
@@ -122,7 +125,7 @@ import FoundationXML
         #expect(result.status == 0, "\(result.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(object["source"] as? String == "daemon")
-        #expect(object["database"] as? String == daemon.stateDirectory + "/transfers.db")
+        #expect(object["database"] as? String == daemon.stateDirectory + "/history.db")
         let first = try #require((object["samples"] as? [[String: Any]])?.first)
         #expect(first["trigger"] as? String == "start")
         #expect(first["percentage"] as? Double == 14)  // the XPS fixture: 14 %, discharging
