@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run soak test test-tsan test-sanitize test-vm test-install release build-release install uninstall bench fuzz clean
+.PHONY: deps build run soak test check-layers test-tsan test-sanitize test-vm test-install release build-release install uninstall bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -35,11 +35,16 @@ ASAN_SCRATCH = $(CURDIR)/.build-asan
 # report; a plain build keeps the backtracer.
 SUITE_ENV = SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 SWIFT_BACKTRACE=enable=no \
 	JOULE_PPD="$$(./scripts/fetch-ppd.sh)" JOULE_PROMTOOL="$$(./scripts/fetch-promtool.sh)"
-test: deps test-tsan
+test: deps check-layers test-tsan
 	FUZZ_RUNS=500 FUZZ_REPORT=0 FUZZ_OPT=-Onone FUZZ_CHECKOUTS=$(TSAN_SCRATCH)/checkouts ./scripts/fuzz.sh
 	SWIFT=$(SWIFT) JOULE_BINARY=$(TSAN_SCRATCH)/debug/joule JOULE_CHECKOUTS=$(TSAN_SCRATCH)/checkouts \
 		JOULE_RELEASE_SCRATCH=$(CURDIR)/.build-install ./scripts/test-install.sh
 	SWIFT=$(SWIFT) VM_JOULE=$(TSAN_SCRATCH)/debug/joule ./scripts/vm/run.sh
+
+# The package graph's rules (imports only downward, declared, C only in gateways, a CLI
+# without loops, a test target per module): a second, before anything builds.
+check-layers:
+	SWIFT=$(SWIFT) ./scripts/check-layers.sh
 
 # Every Swift test under ThreadSanitizer.
 test-tsan: deps

@@ -97,7 +97,8 @@ let package = Package(
             dependencies: [
                 "JouleWire", "JouleHardware", "JouleTransferQueue",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         // Prometheus: the registry glue (swift-prometheus) and the /metrics endpoint (SwiftNIO's
         // HTTP/1). The daemon sees it only through JouleWorkloads' MetricsExporter, injected by
@@ -166,7 +167,10 @@ let package = Package(
         // Against Tests/Support/fault_http_server.py, a local server with injected faults.
         .testTarget(
             name: "JouleHTTPTests",
-            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleTransferQueue", "JouleHTTP", "JouleTesting"]),
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleTransferQueue", "JouleHTTP", "JouleTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         // The exposition against fixed samples, and the endpoint over a real socket.
         .testTarget(
             name: "JouleMetricsTests",
@@ -183,7 +187,7 @@ let package = Package(
             dependencies: [
                 "joule", "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps",
                 "JouleTransferQueue", "JouleHistory", "JouleDaemon", "JouleClient", "JouleApplication", "JouleTesting",
-                "JouleDaemonTesting",
+                "JouleDaemonTesting", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
     ]
 )

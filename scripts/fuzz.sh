@@ -17,7 +17,7 @@ mkdir -p "$work/crashes" "$work/logs" "$work/crashes-previous"
 find "$work/crashes" -type f -exec mv -t "$work/crashes-previous" {} +
 
 # Each module is a static library built with swiftc (SwiftPM cannot give one product its own
-# sanitizer flags): swift-system and Yams as their Package.swift builds them, then
+# sanitizer flags): swift-system, Yams and swift-numerics' RealModule as their Package.swift builds them, then
 # Joule's modules bottom up with -enable-testing (the harness reaches internal parsers through
 # @testable import), JouleHTTP's pure response-head parsers (the rest of that target needs
 # AsyncHTTPClient), and Fuzz/FuzzEntry.swift linked with libFuzzer.
@@ -40,9 +40,10 @@ fi
 checkouts=${FUZZ_CHECKOUTS:-.build/checkouts}
 system=$checkouts/swift-system
 yams=$checkouts/Yams
+numerics=$checkouts/swift-numerics
 includes=(-I "$out" -I CModules/CUdev -I CModules/CBluetooth -I CModules/CSystemd -I CModules/CCrypto -I CModules/CSQLite
   -I CModules/CJouleShims/include -I CModules/CSdBusShims/include -I "$system/Sources/CSystem/include"
-  -I "$yams/Sources/CYaml/include" -Xcc -DYAML_DECLARE_STATIC)
+  -I "$yams/Sources/CYaml/include" -Xcc -DYAML_DECLARE_STATIC -I "$numerics/Sources/_NumericsShims/include")
 stale() {  # stale TARGET SOURCE...: whether TARGET is missing or older than a source
   local target=$1; shift
   [[ ! -e $target ]] && return 0
@@ -60,7 +61,7 @@ library() {  # library MODULE SWIFT_VERSION SOURCE_DIR [INPUT...]: a module from
 }
 
 # The checkouts as the package pins them (resolving waits for a running build: skip it then).
-[[ -d $system && -d $yams ]] || swift package resolve --scratch-path "$(dirname "$checkouts")" >/dev/null
+[[ -d $system && -d $yams && -d $numerics ]] || swift package resolve --scratch-path "$(dirname "$checkouts")" >/dev/null
 if stale "$out/libSystemPackage.a" "$system/Sources"; then
   echo "building $out/libSystemPackage.a" >&2
   macros=()
@@ -84,13 +85,21 @@ if stale "$out/libYams.a" "$yams/Sources"; then
     -Xcc -DYAML_DECLARE_STATIC -I "$yams/Sources/CYaml/include" -emit-module -emit-module-path $out/Yams.swiftmodule \
     -emit-library -static $(find "$yams/Sources/Yams" -name '*.swift' | sort) -o $out/libYams.a
 fi
+if stale "$out/libRealModule.a" "$numerics/Sources/RealModule" "$numerics/Sources/_NumericsShims"; then
+  echo "building $out/libRealModule.a" >&2
+  run clang -O1 -c -fsanitize=address -I "$numerics/Sources/_NumericsShims/include" \
+    "$numerics/Sources/_NumericsShims/_NumericsShims.c" -o $out/cnumerics.o
+  run swiftc "$opt" -sanitize=address -parse-as-library -module-name RealModule -swift-version 5 \
+    -I "$numerics/Sources/_NumericsShims/include" -emit-module -emit-module-path $out/RealModule.swiftmodule \
+    -emit-library -static $(find "$numerics/Sources/RealModule" -name '*.swift' | sort) -o $out/libRealModule.a
+fi
 if stale $out/cshims.o CModules; then
   run clang -O1 -c -fsanitize=fuzzer-no-link,address -I CModules/CJouleShims/include CModules/CJouleShims/shims.c -o $out/cjouleshims.o
   run clang -O1 -c -fsanitize=fuzzer-no-link,address -I CModules/CSdBusShims/include CModules/CSdBusShims/shims.c -o $out/cshims.o
 fi
 library JouleWire 6 Sources/JouleWire
 library JouleHardware 6 Sources/JouleHardware CModules $out/libJouleWire.a $out/libSystemPackage.a
-library JouleEnergy 6 Sources/JouleEnergy $out/libJouleHardware.a
+library JouleEnergy 6 Sources/JouleEnergy $out/libJouleHardware.a $out/libRealModule.a
 library JouleWorkloads 6 Sources/JouleWorkloads $out/libJouleEnergy.a $out/libYams.a
 library JouleApps 6 Sources/JouleApps $out/libJouleWorkloads.a
 library JouleTransferQueue 6 Sources/JouleTransferQueue $out/libJouleEnergy.a
@@ -112,8 +121,8 @@ if stale "$bin" Fuzz "$out"/*.a; then
   # shellcheck disable=SC2086
   run swiftc "${fuzz_flags[@]}" -module-name JouleFuzz -swift-version 6 "${includes[@]}" Fuzz/*.swift $out/libJouleHTTP.a $out/libJouleDaemon.a $out/libJouleHistory.a $out/libJouleTransferQueue.a \
     $out/libJouleApps.a $out/libJouleWorkloads.a $out/libJouleEnergy.a $out/libJouleApplication.a $out/libJouleHardware.a $out/libJouleWire.a \
-    $out/libYams.a $out/libSystemPackage.a $out/cyaml-*.o $out/csystem.o $out/cjouleshims.o $out/cshims.o \
-    -ludev -lbluetooth -lsystemd -lcrypto -lsqlite3 -o "$bin"
+    $out/libYams.a $out/libRealModule.a $out/libSystemPackage.a $out/cyaml-*.o $out/csystem.o $out/cnumerics.o $out/cjouleshims.o $out/cshims.o \
+    -ludev -lbluetooth -lsystemd -lcrypto -lsqlite3 -lm -o "$bin"
 fi
 # gold warns about every ASan helper symbol; show anything else.
 grep -v "Cannot export local symbol" "$log" >&2 || true

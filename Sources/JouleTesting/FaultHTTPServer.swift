@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Tests/Support/fault_http_server.py on 127.0.0.1, with its request log and a scratch
 /// directory for what tests download from it. Shared by the transfer tests of every target.
 public final class FaultHTTPServer: @unchecked Sendable {
@@ -64,14 +60,14 @@ public final class FaultHTTPServer: @unchecked Sendable {
     deinit {
         // SIGKILL, not SIGTERM: a server thread stuck in a fault must not delay the test's end.
         // Foundation reaps the child; waiting here would block a cooperative thread.
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { SignalGateway.kill(process.processIdentifier) }
         try? FileManager.default.removeItem(at: directory)
     }
 
     /// Stops the server and waits for it to exit: its port then refuses connections, for
     /// tests of a refused connection.
     public func stop() async throws {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { SignalGateway.kill(process.processIdentifier) }
         while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
     }
 

@@ -1,13 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import RealModule
 import JouleHardware
 
 /// Time-to-empty and time-to-full for one battery over time, without UPower's known faults:
@@ -76,7 +67,7 @@ public struct TimeEstimator: Sendable {
         var rate: Double?
         if let driverRateW, driverRateW > 0 {
             if let previous = smoothedRateW, let lastRateAt {
-                let weight = 1 - exp(-(time - lastRateAt) / smoothing.inSeconds)
+                let weight = 1 - Double.exp(-(time - lastRateAt) / smoothing.inSeconds)
                 smoothedRateW = previous + weight * (driverRateW - previous)
             } else {
                 smoothedRateW = driverRateW

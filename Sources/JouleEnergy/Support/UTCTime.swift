@@ -12,7 +12,7 @@ public enum UTCTime {
         }
         let date = civilDate(days: days)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        var text = "\(date.year)-\(two(date.month))-\(two(date.day))T"
+        let text = "\(date.year)-\(two(date.month))-\(two(date.day))T"
             + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
         return text + fractionText(micros % 1_000_000) + "Z"
     }

@@ -27,6 +27,7 @@ public struct Errno: Sendable, Hashable, CustomStringConvertible {
     public static let addressFamilyNotSupported = Errno(EAFNOSUPPORT)
     public static let busy = Errno(EBUSY)
     public static let interrupted = Errno(EINTR)
+    public static let canceled = Errno(ECANCELED)
 
     private static let names: [Int32: String] = [
         EPERM: "EPERM", ENOENT: "ENOENT", ESRCH: "ESRCH", EINTR: "EINTR", EIO: "EIO",

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import JouleWire
 
 /// A command `joule run` started: forked into its cgroup and held at a gate until the
@@ -86,7 +81,7 @@ public final class ChildProcess: Sendable {
         }
         guard let fd = report.withLock({ value -> Int32? in defer { value = nil }; return value }) else { return }
         if let failure = Syscalls.readSpawnReport(fd) {
-            throw StartError(command: command, reason: failure == Errno(ECANCELED) ? "cancelled before it started" : "\(failure)")
+            throw StartError(command: command, reason: failure == Errno.canceled ? "cancelled before it started" : "\(failure)")
         }
     }
 

@@ -1,13 +1,4 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import RealModule
 
 /// The curve-fitted distance estimate AltBeacon uses for Nexus-class receivers:
 /// with r = rssi / txPower, distance = r^10 when r < 1, else A·r^B + C, in metres.
@@ -38,7 +29,7 @@ public struct DistanceModel: Sendable, Equatable {
     public func distance(rssi: Double?, txPower: Int?) -> Double? {
         guard let rssi, let txPower, rssi != 0, txPower != 0 else { return nil }
         let ratio = rssi / Double(txPower)
-        let d = ratio < 1 ? pow(ratio, 10) : a * pow(ratio, b) + c
+        let d = ratio < 1 ? Double.pow(ratio, 10) : a * Double.pow(ratio, b) + c
         return d.isFinite ? d : nil
     }
 }
