@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "JouleWire", targets: ["JouleWire"]),
         .library(name: "JouleHardware", targets: ["JouleHardware"]),
         .library(name: "JouleEnergy", targets: ["JouleEnergy"]),
+        .library(name: "JouleWorkloads", targets: ["JouleWorkloads"]),
         .library(name: "JouleClient", targets: ["JouleClient"]),
         .library(name: "JouleHTTP", targets: ["JouleHTTP"]),
         .library(name: "JouleApplication", targets: ["JouleApplication"]),

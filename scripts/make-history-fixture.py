@@ -4,7 +4,7 @@
 The state directory `joule history --state-dir` reads:
   transfers.db   the history's tables (history_samples, history_temperatures, history_entries,
                  history_schema_version), created by running the migration SQL that
-                 Sources/JoulePolicy/History/HistoryStore.swift holds, so the schema is joule's own
+                 Sources/JouleHistory/HistoryStore.swift holds, so the schema is joule's own
   reports/       one EXC_RESOURCE CPU_FATAL report (JSON sidecar and text), as cpu-monitor writes them
 
 The day (Tuesday 10 March 2026, UTC), simulated minute by minute with a fixed seed:
@@ -39,7 +39,7 @@ FULL_WH = 96.0  # a ThinkPad T480 with its internal and external batteries
 
 def migration_sql():
     """The history's first migration, read from the Swift source so the fixture uses joule's schema."""
-    source = open(os.path.join(REPO, "Sources/JoulePolicy/History/HistoryStore.swift")).read()
+    source = open(os.path.join(REPO, "Sources/JouleHistory/HistoryStore.swift")).read()
     start = source.index("SQLiteSchema(versionTable: \"history_schema_version\"")
     block = re.search(r'"""\n(.*?)\n( *)"""', source[start:], re.S)
     # Swift strips the closing delimiter's indentation from every line of the literal.

@@ -36,7 +36,7 @@ public actor JouleDaemon {
         public var environment: [String: String]
         /// This process's uid: with `--session`, the user who may call `SetLowPowerMode`.
         public var uid: UInt32
-        /// Moves deferred transfers' bytes (JouleTransfers' HTTP); nil: no `org.joule.Transfers1`.
+        /// Moves deferred transfers' bytes (JouleHTTP); nil: no `org.joule.Transfers1`.
         public var transferTransport: (any TransferTransport)?
         /// Renders and serves the metrics (JouleMetrics); nil: no `/metrics`, and `GetMetrics` fails.
         public var metricsExporter: (any MetricsExporter)?

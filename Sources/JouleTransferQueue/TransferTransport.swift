@@ -1,5 +1,5 @@
 /// Moves one transfer's bytes, one attempt at a time; the scheduler decides when and whether
-/// to try again (`RetryPolicy`). The daemon's implementation is JouleTransfers'
+/// to try again (`RetryPolicy`). The daemon's implementation is JouleHTTP's
 /// `HTTPTransferTransport`, kept out of this module so only that target builds against NIO.
 public protocol TransferTransport: Sendable {
     /// One attempt at `transfer`: a download resumes from its `durableBytes` under its

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fault-injection HTTP/1.1 server for JouleTransfers tests.
+"""Fault-injection HTTP/1.1 server for JouleHTTP tests.
 
 Usage: fault_http_server.py LOGFILE
 Binds 127.0.0.1:0, prints the port on stdout and writes it to LOGFILE's directory as `port`
