@@ -5,7 +5,7 @@ import JouleWorkloads
 /// (`CgroupAppActuator`) or, where no writable cgroup v2 exists, its process tree
 /// (`ProcessTreeActuator`). Called only from the supervisor's actor; every call is a few
 /// syscalls.
-public protocol AppActuator: Sendable {
+package protocol AppActuator: Sendable {
     var suspension: AppSuspension { get }
     /// The app's cgroup, for the list; nil for a process tree.
     var cgroup: String? { get }

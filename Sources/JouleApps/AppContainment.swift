@@ -4,7 +4,7 @@ import JouleHardware
 /// write (the delegated subtree: `$JOULE_CGROUP`, else the cgroup joule itself runs in), or,
 /// where there is none (cgroup v1, or a subtree not delegated), the process tree, with the
 /// reason said once.
-public enum AppContainment: Sendable, Hashable {
+package enum AppContainment: Sendable, Hashable {
     /// A cgroup joule made (and removes at the end).
     case cgroup(String)
     /// A transient systemd scope is to be asked for once the child exists (see `SystemdScope`);
@@ -15,7 +15,7 @@ public enum AppContainment: Sendable, Hashable {
     case processTree(reason: String)
 
     /// The cgroup the app is in, when it has one of its own.
-    public var cgroup: String? {
+    package var cgroup: String? {
         switch self {
         case .cgroup(let path), .scope(_, let path): path
         case .systemdScope, .processTree: nil
@@ -23,7 +23,7 @@ public enum AppContainment: Sendable, Hashable {
     }
 
     /// Picks and prepares the containment for app `name`: creates `BASE/joule-app-NAME`.
-    public static func choose(name: String, environment: [String: String], procfs: ProcFS, freezer: CgroupFreezer) -> AppContainment {
+    package static func choose(name: String, environment: [String: String], procfs: ProcFS, freezer: CgroupFreezer) -> AppContainment {
         guard FileSystem.kind(of: freezer.mount + "/cgroup.controllers") == .regular else {
             return .processTree(reason: "no cgroup v2 is mounted at \(freezer.mount) (a cgroup v1 or hybrid hierarchy)")
         }
@@ -59,7 +59,7 @@ public enum AppContainment: Sendable, Hashable {
 
     /// Moves the waiting child `pid` into a transient scope (`.systemdScope` only); anything
     /// that fails leaves the process tree, with the reason.
-    public static func enterScope(
+    package static func enterScope(
         app name: String, pid: Int32, reason: String, environment: [String: String], procfs: ProcFS, freezer: CgroupFreezer
     ) async -> AppContainment {
         let unit = SystemdScope.unitName(app: name, pid: pid)

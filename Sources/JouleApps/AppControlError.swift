@@ -1,11 +1,11 @@
 /// Why `joule app` could not move or reach an app.
-public enum AppControlError: Error, Sendable, CustomStringConvertible {
+package enum AppControlError: Error, Sendable, CustomStringConvertible {
     case supervisor(AppSupervisorError)
     case refused(String)
     case noAnswer(String)
     case io(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .supervisor(let error): error.description
         case .refused(let text): text

@@ -6,14 +6,14 @@ import JouleHardware
 /// `{"request":"transition","to":"background"}` → `{"ok":true}` or `{"error":"…"}`;
 /// `{"request":"list"}` → `{"apps":[…]}` (the `joule app list` objects);
 /// `{"request":"events"}` → `{"ok":true}`, then one event line object per packet.
-public enum AppControlMessage: Sendable, Hashable {
+package enum AppControlMessage: Sendable, Hashable {
     case transition(AppLifecycleRequest)
     case list
     case events
 
-    public static let maxBytes = 65_536
+    package static let maxBytes = 65_536
 
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         let object: JSONValue = switch self {
         case .transition(let request): .object(["request": .string("transition"), "to": .string(request.rawValue)])
         case .list: .object(["request": .string("list")])
@@ -23,7 +23,7 @@ public enum AppControlMessage: Sendable, Hashable {
     }
 
     /// `length` is the packet's real size when the socket kept only part of it.
-    public static func decode(_ bytes: [UInt8], length: Int? = nil) throws(LifecycleMessageError) -> AppControlMessage {
+    package static func decode(_ bytes: [UInt8], length: Int? = nil) throws(LifecycleMessageError) -> AppControlMessage {
         let value = try LifecycleMessage.parseObject(bytes, length: length, limit: maxBytes)
         guard let word = value["request"]?.stringValue else { throw .missingKey("request", in: "control message") }
         switch word {
@@ -40,13 +40,13 @@ public enum AppControlMessage: Sendable, Hashable {
     }
 
     /// `{"ok":true}`
-    public static var ok: [UInt8] { Array(JSONValue.object(["ok": .bool(true)]).serialized.utf8) }
+    package static var ok: [UInt8] { Array(JSONValue.object(["ok": .bool(true)]).serialized.utf8) }
 
     /// `{"error":"…"}`
-    public static func error(_ text: String) -> [UInt8] { Array(JSONValue.object(["error": .string(text)]).serialized.utf8) }
+    package static func error(_ text: String) -> [UInt8] { Array(JSONValue.object(["error": .string(text)]).serialized.utf8) }
 
     /// `{"apps":[…]}`
-    public static func apps(_ entries: [AppListEntry]) -> [UInt8] {
+    package static func apps(_ entries: [AppListEntry]) -> [UInt8] {
         Array(JSONValue.object(["apps": .array(entries.map(\.json))]).serialized.utf8)
     }
 }

@@ -3,7 +3,7 @@ import JouleHardware
 
 /// Serves the control socket of a `joule run` supervising on its own: transitions, the list
 /// and the event stream, for `joule app` (see `AppControlMessage`).
-public final class AppControlServer: Sendable {
+package final class AppControlServer: Sendable {
     private let server: SeqPacketServer
     private let task: Task<Void, Never>
     /// Each events subscriber's forwarding task, by connection.
@@ -12,7 +12,7 @@ public final class AppControlServer: Sendable {
     /// finish before the answer is sent (`joule app terminate` read EOF as "no answer").
     private let answering = Locked<Task<Void, Never>?>(nil)
 
-    public init(path: String, supervisor: AppSupervisor, log: @escaping @Sendable (String) -> Void) throws(HardwareError) {
+    package init(path: String, supervisor: AppSupervisor, log: @escaping @Sendable (String) -> Void) throws(HardwareError) {
         let server = try SeqPacketServer(path: path, mode: 0o600, limit: AppControlMessage.maxBytes)
         self.server = server
         let watchers = watchers, answering = answering
@@ -74,13 +74,13 @@ public final class AppControlServer: Sendable {
     /// Stops once every subscriber has been sent what its stream still holds: call it after
     /// the supervisor's `finishEvents()`, or the last lines (`exited`) race the exit. Sends never
     /// block, so this does not wait on a client that stopped reading.
-    public func finish() async {
+    package func finish() async {
         await answering.withLock { $0 }?.value
         for watcher in watchers.withLock({ Array($0.values) }) { await watcher.value }
         stop()
     }
 
-    public func stop() {
+    package func stop() {
         server.stop()
         task.cancel()
     }

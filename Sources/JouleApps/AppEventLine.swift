@@ -4,18 +4,18 @@ import JouleHardware
 /// One line of `joule app events --json`:
 /// `{"timestamp","app","pid","event","state","detail"}`, in that order; the timestamp in Unix
 /// seconds (3 decimals), an unknown pid and a missing detail as null.
-public struct AppEventLine: Sendable, Hashable {
-    public var app: String
-    public var pid: Int32?
-    public var notice: AppLifecycleNotice
+package struct AppEventLine: Sendable, Hashable {
+    package var app: String
+    package var pid: Int32?
+    package var notice: AppLifecycleNotice
 
-    public init(app: String, pid: Int32?, notice: AppLifecycleNotice) {
+    package init(app: String, pid: Int32?, notice: AppLifecycleNotice) {
         self.app = app
         self.pid = pid
         self.notice = notice
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "timestamp": .from(notice.time, places: 3),
             "app": .string(app),

@@ -1,5 +1,5 @@
 /// What the process side must do for a machine's decision, in the order given.
-public enum AppLifecycleAction: Sendable, Hashable {
+package enum AppLifecycleAction: Sendable, Hashable {
     /// Write the event line, and send the app its message if it hears this event.
     case notify(AppLifecycleNotice)
     /// `cgroup.freeze` 1, then watch `cgroup.events` for `frozen 1` (`AppSuspension.cgroupFreezer`).

@@ -1,5 +1,5 @@
 /// Why the supervisor refused what an app asked on its socket.
-public enum AppLifecycleError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum AppLifecycleError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `endBackgroundTask` named a task that is not open: never begun, already ended, or
     /// ended by joule when the budget ran out.
     case unknownTaskId(Int)
@@ -11,7 +11,7 @@ public enum AppLifecycleError: Error, Sendable, Hashable, CustomStringConvertibl
     /// A message only joule sends (an event or a reply) came from the app.
     case notARequest
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownTaskId(let id): "unknown task id \(id): no open background task has it"
         case .noBackgroundTimeLeft: "no background time left: the app is being suspended"

@@ -27,74 +27,74 @@ import JouleWorkloads
 /// - While Low Power Mode is on or the thermal state is serious or worse, grace and budget are
 ///   halved (deadlines are recomputed from the moment the app entered the background).
 /// - A socket that closes ends the tasks it began.
-public struct AppLifecycleMachine: Sendable {
-    public struct Configuration: Sendable, Hashable {
+package struct AppLifecycleMachine: Sendable {
+    package struct Configuration: Sendable, Hashable {
         /// How long a backgrounded app without open tasks keeps running (`--grace`).
-        public var grace: Duration = .seconds(5)
+        package var grace: Duration = .seconds(5)
         /// How long open tasks may keep it running, counted from entering the background
         /// (`--background-budget`).
-        public var backgroundBudget: Duration = .seconds(30)
+        package var backgroundBudget: Duration = .seconds(30)
         /// How long before the end of the budget the app hears `backgroundTimeWillExpire`.
-        public var expiryWarning: Duration = .seconds(5)
+        package var expiryWarning: Duration = .seconds(5)
         /// How far apart two sightings of a background request must be.
-        public var debounce: Duration = .seconds(1)
+        package var debounce: Duration = .seconds(1)
         /// How long a freeze may take to be confirmed before it is undone.
-        public var freezeConfirmation: Duration = .seconds(10)
+        package var freezeConfirmation: Duration = .seconds(10)
         /// How long after SIGTERM the app is killed.
-        public var terminationGrace: Duration = .seconds(5)
+        package var terminationGrace: Duration = .seconds(5)
         /// The CPU limit in the background, percent of one core over `cpuWindow` (`--cpu-limit`,
         /// `--cpu-window`), for the monitor the process side runs.
-        public var cpuLimitPercent: Double = 80
-        public var cpuWindow: Duration = .seconds(60)
+        package var cpuLimitPercent: Double = 80
+        package var cpuWindow: Duration = .seconds(60)
         /// False (`--no-suspend`): the app is never suspended by itself, only on request.
-        public var suspends = true
-        public var suspension: AppSuspension = .cgroupFreezer
+        package var suspends = true
+        package var suspension: AppSuspension = .cgroupFreezer
 
-        public init() {}
+        package init() {}
     }
 
     /// What one input asks of the process side.
-    public struct Output: Sendable, Hashable {
-        public var actions: [AppLifecycleAction]
+    package struct Output: Sendable, Hashable {
+        package var actions: [AppLifecycleAction]
         /// When to call `tick(at:)` (or, for a debounced request, to ask again); nil: nothing
         /// is due.
-        public var deadline: Double?
+        package var deadline: Double?
 
-        public init(actions: [AppLifecycleAction] = [], deadline: Double? = nil) {
+        package init(actions: [AppLifecycleAction] = [], deadline: Double? = nil) {
             self.actions = actions
             self.deadline = deadline
         }
 
         /// The transitions among the actions, in order.
-        public var notices: [AppLifecycleNotice] {
+        package var notices: [AppLifecycleNotice] {
             actions.compactMap { if case .notify(let notice) = $0 { notice } else { nil } }
         }
 
         /// The events among the actions, in order.
-        public var events: [AppLifecycleEvent] { notices.map(\.event) }
+        package var events: [AppLifecycleEvent] { notices.map(\.event) }
     }
 
     /// The answer to one socket message: the reply to send (nil when the request has none),
     /// what to do, and what was wrong with the request, to log.
-    public struct Received: Sendable, Hashable {
-        public var reply: LifecycleMessage?
-        public var output: Output
-        public var error: AppLifecycleError?
+    package struct Received: Sendable, Hashable {
+        package var reply: LifecycleMessage?
+        package var output: Output
+        package var error: AppLifecycleError?
     }
 
-    public var configuration: Configuration
-    public private(set) var state: AppLifecycleState = .active
+    package var configuration: Configuration
+    package private(set) var state: AppLifecycleState = .active
     /// When the app last entered the background; nil outside it.
-    public private(set) var backgroundSince: Double?
-    public private(set) var openTasks: [BackgroundTask] = []
+    package private(set) var backgroundSince: Double?
+    package private(set) var openTasks: [BackgroundTask] = []
     /// Tasks still open when the background time ran out.
-    public private(set) var leakedTaskCount = 0
+    package private(set) var leakedTaskCount = 0
     /// How many times the app was suspended (freeze confirmed).
-    public private(set) var suspendedCount = 0
+    package private(set) var suspendedCount = 0
     /// Whether joule killed it (after SIGTERM, or over its CPU limit).
-    public private(set) var killed = false
+    package private(set) var killed = false
     /// Low Power Mode on, or the thermal state serious or worse: grace and budget are halved.
-    public private(set) var constrained = false
+    package private(set) var constrained = false
 
     private var pending: (request: AppLifecycleRequest, since: Double)?
     private var warned = false
@@ -107,14 +107,14 @@ public struct AppLifecycleMachine: Sendable {
     private var nextTaskId = 1
     private var lastTime = -Double.infinity
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     // MARK: inputs
 
     /// A transition asked by the CLI, D-Bus or the session's lock and idle hints.
-    public mutating func request(_ request: AppLifecycleRequest, at time: Double) -> Output {
+    package mutating func request(_ request: AppLifecycleRequest, at time: Double) -> Output {
         var actions = start(at: time)
         guard isRunning else { return finish(actions) }
         switch request {
@@ -150,7 +150,7 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// Time passing: call at every deadline an output gave.
-    public mutating func tick(at time: Double) -> Output {
+    package mutating func tick(at time: Double) -> Output {
         // Two statements: in `finish(start(at:))` the copy of self that `finish` reads is taken
         // before `start` mutates it.
         let actions = start(at: time)
@@ -158,7 +158,7 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// One message from the app's socket `connection`.
-    public mutating func receive(_ message: LifecycleMessage, connection: Int, at time: Double) -> Received {
+    package mutating func receive(_ message: LifecycleMessage, connection: Int, at time: Double) -> Received {
         var actions = start(at: time)
         var reply: LifecycleMessage?
         var error: AppLifecycleError?
@@ -191,7 +191,7 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// The socket `connection` closed (the app ended it, or crashed): its tasks end.
-    public mutating func connectionClosed(_ connection: Int, at time: Double) -> Output {
+    package mutating func connectionClosed(_ connection: Int, at time: Double) -> Output {
         var actions = start(at: time)
         let closing = openTasks.filter { $0.connection == connection }
         openTasks.removeAll { $0.connection == connection }
@@ -203,7 +203,7 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// `cgroup.events` read `frozen 1` (or every process of the tree read stopped).
-    public mutating func freezeConfirmed(at time: Double) -> Output {
+    package mutating func freezeConfirmed(at time: Double) -> Output {
         var actions = start(at: time)
         if freezingSince != nil, state == .background, terminatingSince == nil {
             freezingSince = nil
@@ -215,7 +215,7 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// Low Power Mode and the thermal state, whenever either changes.
-    public mutating func conditions(lowPowerMode: Bool, thermalState: ThermalState, at time: Double) -> Output {
+    package mutating func conditions(lowPowerMode: Bool, thermalState: ThermalState, at time: Double) -> Output {
         var actions = start(at: time)
         constrained = lowPowerMode || thermalState >= .serious
         evaluate(at: time, into: &actions)
@@ -223,11 +223,11 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// Whether the CPU limit applies now: only while the app runs in the background.
-    public var cpuLimitApplies: Bool { state == .background && terminatingSince == nil }
+    package var cpuLimitApplies: Bool { state == .background && terminatingSince == nil }
 
     /// The CPU monitor found the app over `configuration.cpuLimitPercent` over the window;
     /// ignored unless the limit applies.
-    public mutating func cpuLimitExceeded(_ usage: WindowUsage, at time: Double) -> Output {
+    package mutating func cpuLimitExceeded(_ usage: WindowUsage, at time: Double) -> Output {
         var actions = start(at: time)
         guard cpuLimitApplies else { return finish(actions) }
         let report = AppLifecycleReport.cpuFatal(
@@ -239,7 +239,7 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// The app's main process exited; `detail` says how (`status 0`, `signal 9`).
-    public mutating func exited(detail: String?, at time: Double) -> Output {
+    package mutating func exited(detail: String?, at time: Double) -> Output {
         var actions = start(at: time)
         guard state != .terminated else { return finish(actions) }
         // Its tasks end with it, whichever the supervisor hears first: the exit or the socket.
@@ -260,14 +260,14 @@ public struct AppLifecycleMachine: Sendable {
     /// Seconds until the app is suspended as things stand, as iOS's `backgroundTimeRemaining`:
     /// the rest of the budget while tasks are open, the rest of the grace period otherwise;
     /// 0 while it is being suspended or terminated; nil outside the background.
-    public func backgroundTimeRemaining(at time: Double) -> Double? {
+    package func backgroundTimeRemaining(at time: Double) -> Double? {
         guard state == .background, let end = suspensionTime else { return nil }
         if freezingSince != nil || terminatingSince != nil { return 0 }
         return max(0, end - time)
     }
 
     /// When the next deadline falls (see `Output.deadline`).
-    public var nextDeadline: Double? {
+    package var nextDeadline: Double? {
         if state == .terminated { return nil }
         if let since = terminatingSince { return killSent ? nil : since + configuration.terminationGrace }
         var candidates: [Double] = []
@@ -288,15 +288,15 @@ public struct AppLifecycleMachine: Sendable {
     }
 
     /// The grace period now in force (halved while constrained).
-    public var grace: Duration { constrained ? configuration.grace / 2 : configuration.grace }
+    package var grace: Duration { constrained ? configuration.grace / 2 : configuration.grace }
     /// The background budget now in force (halved while constrained).
-    public var budget: Duration { constrained ? configuration.backgroundBudget / 2 : configuration.backgroundBudget }
+    package var budget: Duration { constrained ? configuration.backgroundBudget / 2 : configuration.backgroundBudget }
 
     // MARK: rules
 
     /// A freeze (or SIGSTOP) was asked for and is not yet confirmed: the supervisor watches
     /// for `frozen 1` and calls `freezeConfirmed`.
-    public var isAwaitingFreeze: Bool { freezingSince != nil }
+    package var isAwaitingFreeze: Bool { freezingSince != nil }
 
     private var isRunning: Bool { state != .terminated && terminatingSince == nil }
     private var isFrozen: Bool { state == .suspended || freezingSince != nil }

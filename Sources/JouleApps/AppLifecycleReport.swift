@@ -1,7 +1,7 @@
 import JouleWorkloads
 
 /// Something the supervisor must put on record beyond the event line.
-public enum AppLifecycleReport: Sendable, Hashable {
+package enum AppLifecycleReport: Sendable, Hashable {
     /// The freeze was not confirmed (`cgroup.events` never read `frozen 1`, or a process never
     /// read stopped) within `waitedSeconds`; the app was thawed and left running.
     case freezeNotConfirmed(waitedSeconds: Double)
@@ -10,7 +10,7 @@ public enum AppLifecycleReport: Sendable, Hashable {
     case cpuFatal(limitPercent: Double, windowSeconds: Double, usage: WindowUsage)
 
     /// The report's gist in words, for the event line's detail.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .freezeNotConfirmed(let waited):
             "freeze not confirmed within \(ResourceReport.number(waited)) seconds; thawed"

@@ -4,21 +4,21 @@ import JouleHardware
 /// One supervised app in `joule app list --json`:
 /// `{"app","pid","state","cgroup","openTasks","backgroundSince","cpuPercent","suspendedCount","killed"}`,
 /// in that order. Unknown numbers (no pid yet, no CPU sample, not in the background) are null.
-public struct AppListEntry: Sendable, Hashable {
-    public var app: String
-    public var pid: Int32?
-    public var state: AppLifecycleState
+package struct AppListEntry: Sendable, Hashable {
+    package var app: String
+    package var pid: Int32?
+    package var state: AppLifecycleState
     /// The app's cgroup path, or nil when it runs under the SIGSTOP fallback.
-    public var cgroup: String?
-    public var openTasks: Int
+    package var cgroup: String?
+    package var openTasks: Int
     /// When it entered the background (Unix seconds); nil outside it.
-    public var backgroundSince: Double?
+    package var backgroundSince: Double?
     /// Its latest CPU use in percent of one core, nil before the first sample.
-    public var cpuPercent: Double?
-    public var suspendedCount: Int
-    public var killed: Bool
+    package var cpuPercent: Double?
+    package var suspendedCount: Int
+    package var killed: Bool
 
-    public init(
+    package init(
         app: String, pid: Int32?, state: AppLifecycleState, cgroup: String?, openTasks: Int, backgroundSince: Double?,
         cpuPercent: Double?, suspendedCount: Int, killed: Bool
     ) {
@@ -34,14 +34,14 @@ public struct AppListEntry: Sendable, Hashable {
     }
 
     /// The entry for an app as its machine stands.
-    public init(app: String, pid: Int32?, cgroup: String?, cpuPercent: Double?, machine: AppLifecycleMachine) {
+    package init(app: String, pid: Int32?, cgroup: String?, cpuPercent: Double?, machine: AppLifecycleMachine) {
         self.init(
             app: app, pid: pid, state: machine.state, cgroup: cgroup, openTasks: machine.openTasks.count,
             backgroundSince: machine.backgroundSince, cpuPercent: cpuPercent, suspendedCount: machine.suspendedCount,
             killed: machine.killed)
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "app": .string(app),
             "pid": .from(pid.map(Int.init)),

@@ -4,19 +4,19 @@ import JouleWorkloads
 /// What the app supervisor holds frozen or stopped, on disk before it acts (a `PauseJournal`
 /// with one class per app, `app:NAME`), so that a supervisor killed with SIGKILL leaves a
 /// record: the next `joule run`, `joule app` or daemon start continues and thaws it.
-public struct AppPauseLedger: Sendable {
-    public static let suffix = ".paused.json"
-    public let journal: PauseJournal
-    public let owner: ProcessIdentity?
+package struct AppPauseLedger: Sendable {
+    package static let suffix = ".paused.json"
+    package let journal: PauseJournal
+    package let owner: ProcessIdentity?
     private var entries: [String: [PauseTarget]] = [:]
 
-    public init(path: String, owner: ProcessIdentity?) {
+    package init(path: String, owner: ProcessIdentity?) {
         journal = PauseJournal(path: path)
         self.owner = owner
     }
 
     /// Records `targets` as held for `app` (added to what it holds), then saves.
-    public mutating func record(_ app: String, _ targets: [PauseTarget]) throws(HardwareError) {
+    package mutating func record(_ app: String, _ targets: [PauseTarget]) throws(HardwareError) {
         var held = entries[app] ?? []
         for target in targets where !held.contains(where: { $0.key == target.key }) { held.append(target) }
         entries[app] = held
@@ -24,7 +24,7 @@ public struct AppPauseLedger: Sendable {
     }
 
     /// Forgets what `app` held (it was thawed or continued), then saves.
-    public mutating func clear(_ app: String) throws(HardwareError) {
+    package mutating func clear(_ app: String) throws(HardwareError) {
         guard entries.removeValue(forKey: app) != nil else { return }
         try save()
     }
@@ -39,7 +39,7 @@ public struct AppPauseLedger: Sendable {
     /// Continues and thaws what every journal in `directory` ending in `suffix` holds whose
     /// owner is no longer alive, and removes those journals. Returns one line per journal
     /// recovered, for the log.
-    public static func recoverLeftovers(in directory: String, controller: PidfdProcessController) -> [String] {
+    package static func recoverLeftovers(in directory: String, controller: PidfdProcessController) -> [String] {
         guard let names = try? FileSystem.listDirectory(directory) else { return [] }
         var lines: [String] = []
         for name in names.sorted() where name.hasSuffix(suffix) {

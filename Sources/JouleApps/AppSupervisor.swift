@@ -17,7 +17,7 @@ import JouleWorkloads
 /// second look (the 1 s debounce), a pending freeze's next check (every 100 ms, only while a
 /// freeze waits for `frozen 1`), and the next CPU sample of an app that runs in the
 /// background (only then: the CPU limit applies nowhere else).
-public actor AppSupervisor {
+package actor AppSupervisor {
     private struct App {
         var registration: AppRegistration
         var machine: AppLifecycleMachine
@@ -57,7 +57,7 @@ public actor AppSupervisor {
     /// - Parameters:
     ///   - ledger: where holds are journaled before acting; nil keeps none (tests).
     ///   - reports: where CPU_FATAL reports go; nil writes none.
-    public init(clock: any JouleClock, ledger: AppPauseLedger?, reports: ReportStore?, log: @escaping @Sendable (String) -> Void) {
+    package init(clock: any JouleClock, ledger: AppPauseLedger?, reports: ReportStore?, log: @escaping @Sendable (String) -> Void) {
         self.clock = clock
         self.ledger = ledger
         ledgerState = ledger
@@ -71,7 +71,7 @@ public actor AppSupervisor {
     /// one is given.
     /// `announce` false leaves the "supervised" line to `announce(_:)`, for a caller that has yet
     /// to start the program (a program that cannot start was never supervised).
-    public func add(
+    package func add(
         _ registration: AppRegistration, socketOwner: (uid: UInt32, gid: UInt32)? = nil, announce: Bool = true
     ) throws(AppSupervisorError) {
         let name = registration.name
@@ -101,14 +101,14 @@ public actor AppSupervisor {
     }
 
     /// Logs that `name` is supervised, and how.
-    public func announce(_ name: String) {
+    package func announce(_ name: String) {
         guard let registration = apps[name]?.registration else { return }
         log("\(name) [\(registration.identity.pid)]: supervised, \(describe(registration))")
     }
 
     /// The app's main process ended: records `exited`, resumes whatever is still held, and
     /// stops supervising it.
-    public func exited(_ name: String, detail: String) {
+    package func exited(_ name: String, detail: String) {
         guard var app = apps[name] else { return }
         apply(app.machine.exited(detail: detail, at: clock.now()), to: &app)
         release(&app)
@@ -120,7 +120,7 @@ public actor AppSupervisor {
 
     /// Thaws or continues every app and closes the sockets (on exit or a signal); the apps
     /// keep running.
-    public func releaseAll() {
+    package func releaseAll() {
         for name in order {
             guard var app = apps[name] else { continue }
             release(&app)
@@ -143,15 +143,15 @@ public actor AppSupervisor {
     }
 
     /// The names of the apps supervised now, in the order they came.
-    public var names: [String] { order }
+    package var names: [String] { order }
 
     /// The uid an app runs as, for authorization; nil when unknown.
-    public func owner(of name: String) -> UInt32? { apps[name]?.registration.uid }
+    package func owner(of name: String) -> UInt32? { apps[name]?.registration.uid }
 
     // MARK: requests
 
     /// A transition asked by the CLI or D-Bus.
-    public func request(_ request: AppLifecycleRequest, app name: String) throws(AppSupervisorError) {
+    package func request(_ request: AppLifecycleRequest, app name: String) throws(AppSupervisorError) {
         guard var app = apps[name] else { throw .unknownApp(name, known: order) }
         submit(request, to: &app, at: clock.now())
         apps[name] = app
@@ -160,7 +160,7 @@ public actor AppSupervisor {
 
     /// A user's session locked or went idle: every active app of that user (nil: of every
     /// user) becomes inactive.
-    public func sessionInactive(uid: UInt32? = nil) {
+    package func sessionInactive(uid: UInt32? = nil) {
         let now = clock.now()
         for name in order {
             guard var app = apps[name], uid == nil || app.registration.uid == uid else { continue }
@@ -172,7 +172,7 @@ public actor AppSupervisor {
 
     /// Low Power Mode or the thermal state changed: grace and budget are halved while either
     /// constrains.
-    public func setConditions(lowPowerMode: Bool, thermalState: ThermalState) {
+    package func setConditions(lowPowerMode: Bool, thermalState: ThermalState) {
         self.lowPowerMode = lowPowerMode
         self.thermalState = thermalState
         let now = clock.now()
@@ -200,7 +200,7 @@ public actor AppSupervisor {
 
     // MARK: listing and events
 
-    public func list() -> [AppListEntry] {
+    package func list() -> [AppListEntry] {
         let now = clock.now()
         return order.compactMap { name in
             guard var app = apps[name] else { return nil }
@@ -216,7 +216,7 @@ public actor AppSupervisor {
     private(set) var noticesSent = 0
 
     /// Every transition of every app from now on, as `joule app events` prints them.
-    public func events() -> AsyncStream<AppEventLine> {
+    package func events() -> AsyncStream<AppEventLine> {
         let (stream, continuation) = AsyncStream.makeStream(of: AppEventLine.self, bufferingPolicy: .bufferingNewest(1024))
         let id = nextSubscriber
         nextSubscriber += 1
@@ -233,7 +233,7 @@ public actor AppSupervisor {
     private var eventsFinished = false
 
     /// Ends every event stream (the supervisor is going away).
-    public func finishEvents() {
+    package func finishEvents() {
         eventsFinished = true
         for continuation in subscribers.values { continuation.finish() }
         subscribers = [:]

@@ -1,11 +1,11 @@
 /// Why the supervisor refused a request; each names the app.
-public enum AppSupervisorError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum AppSupervisorError: Error, Sendable, Hashable, CustomStringConvertible {
     case unknownApp(String, known: [String])
     case nameInUse(String)
     case invalidName(String)
     case socket(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownApp(let name, let known):
             "no supervised app is named \"\(Self.shown(name))\"" + (known.isEmpty ? " (none is running)" : " (running: \(known.joined(separator: ", ")))")
@@ -18,12 +18,12 @@ public enum AppSupervisorError: Error, Sendable, Hashable, CustomStringConvertib
 
     /// A caller's name as a message shows it: at most 80 characters (a name is 64 bytes at
     /// most, so a longer one is a caller's garbage and need not come back whole).
-    public static func shown(_ name: String) -> String {
+    package static func shown(_ name: String) -> String {
         name.count <= 80 ? name : name.prefix(80) + "…"
     }
 
     /// Whether `name` can name an app (it becomes part of file names).
-    public static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         guard (1...64).contains(name.utf8.count), !name.hasPrefix(".") else { return false }
         return name.utf8.allSatisfy { byte in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)

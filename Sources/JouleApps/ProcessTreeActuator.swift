@@ -5,21 +5,21 @@ import JouleWorkloads
 /// descendant of its supervisor process (`joule run`, a subreaper, so orphans stay in the
 /// tree), stopped with SIGSTOP and continued with SIGCONT through pidfds. A stopped tree is
 /// confirmed when /proc shows every member in state `T`.
-public struct ProcessTreeActuator: AppActuator {
-    public let controller: PidfdProcessController
+package struct ProcessTreeActuator: AppActuator {
+    package let controller: PidfdProcessController
     /// The supervisor process whose descendants are the app.
-    public let anchor: Int32
+    package let anchor: Int32
 
-    public init(controller: PidfdProcessController, anchor: Int32) {
+    package init(controller: PidfdProcessController, anchor: Int32) {
         self.controller = controller
         self.anchor = anchor
     }
 
-    public var suspension: AppSuspension { .stopSignals }
-    public var cgroup: String? { nil }
+    package var suspension: AppSuspension { .stopSignals }
+    package var cgroup: String? { nil }
 
     /// The descendants of the anchor now, from one pass over /proc.
-    public func members() -> [ProcessStat] {
+    package func members() -> [ProcessStat] {
         let procfs = controller.procfs
         guard let pids = try? procfs.pids() else { return [] }
         var children: [Int32: [ProcessStat]] = [:]
@@ -38,21 +38,21 @@ public struct ProcessTreeActuator: AppActuator {
         return result
     }
 
-    public func targets() -> [PauseTarget] {
+    package func targets() -> [PauseTarget] {
         members().filter { $0.state != .zombie }.map { .process($0.identity, name: $0.comm) }
     }
 
-    public func pause(_ targets: [PauseTarget]) throws(HardwareError) {
+    package func pause(_ targets: [PauseTarget]) throws(HardwareError) {
         for case .process(let identity, _) in targets {
             if let handle = try controller.stop(identity) { controller.close(handle) }
         }
     }
 
-    public func isPaused() -> Bool {
+    package func isPaused() -> Bool {
         members().allSatisfy { $0.state.isStopped || $0.state == .zombie }
     }
 
-    public func resume() throws(HardwareError) {
+    package func resume() throws(HardwareError) {
         var failure: HardwareError?
         for member in members() {
             do {
@@ -64,11 +64,11 @@ public struct ProcessTreeActuator: AppActuator {
         if let failure { throw failure }
     }
 
-    public func signalAll(_ signal: ProcessSignal) {
+    package func signalAll(_ signal: ProcessSignal) {
         Self.signal(members().map(\.pid), signal, controller: controller)
     }
 
-    public func cpuNanoseconds() -> UInt64? {
+    package func cpuNanoseconds() -> UInt64? {
         let ticks = members().reduce(UInt64(0)) { $0 &+ $1.cpuTicks }
         return ticks &* 1_000_000_000 / UInt64(max(CurrentProcess.clockTicksPerSecond, 1))
     }

@@ -5,20 +5,20 @@ import JouleHardware
 /// moves the waiting child into `joule-app-NAME-PID.scope` with `Delegate=yes`, so the
 /// scope's cgroup, freezer included, is this user's to write. Used where joule's own cgroup is
 /// not delegated, as a desktop session's is not.
-public enum SystemdScope {
+package enum SystemdScope {
     static let manager = "org.freedesktop.systemd1"
     static let managerPath = "/org/freedesktop/systemd1"
     static let managerInterface = "org.freedesktop.systemd1.Manager"
 
     /// Whether systemd runs this machine (sd_booted's test).
-    public static var isBooted: Bool { FileSystem.kind(of: "/run/systemd/system") == .directory }
+    package static var isBooted: Bool { FileSystem.kind(of: "/run/systemd/system") == .directory }
 
     /// The unit name for app `name` started as `pid`.
-    public static func unitName(app name: String, pid: Int32) -> String { "joule-app-\(name)-\(pid).scope" }
+    package static func unitName(app name: String, pid: Int32) -> String { "joule-app-\(name)-\(pid).scope" }
 
     /// Starts the scope holding `pid` and waits (at most `timeout`) for its job to finish;
     /// returns the job's result (`done` on success).
-    public static func start(
+    package static func start(
         unit: String, pid: Int32, description: String, on bus: BusConnection, timeout: Duration = .seconds(10)
     ) async throws(BusError) -> String {
         // Listen before asking, so the job cannot finish unseen.

@@ -6,13 +6,13 @@ import JouleApps
 
 /// `joule app`'s way to the `joule run`s of this user when no daemon supervises: their
 /// control sockets in the runtime directory's `apps/`.
-public struct AppControlClient: Sendable {
-    public let directory: String
+package struct AppControlClient: Sendable {
+    package let directory: String
 
-    public init(runtime: RuntimeDirectory) { directory = runtime.file("apps") }
+    package init(runtime: RuntimeDirectory) { directory = runtime.file("apps") }
 
     /// The apps with a control socket, by name, sorted.
-    public func names() -> [String] {
+    package func names() -> [String] {
         guard let entries = try? FileSystem.listDirectory(directory) else { return [] }
         return entries.filter { $0.hasSuffix(".control") }.map { String($0.dropLast(".control".count)) }.sorted()
     }
@@ -26,7 +26,7 @@ public struct AppControlClient: Sendable {
     }
 
     /// Asks app `name` to move; throws what it answered.
-    public func transition(_ request: AppLifecycleRequest, app name: String) throws(AppControlError) {
+    package func transition(_ request: AppLifecycleRequest, app name: String) throws(AppControlError) {
         let client: SeqPacketClient
         do {
             client = try connect(name)
@@ -38,7 +38,7 @@ public struct AppControlClient: Sendable {
     }
 
     /// Every app's list entry, as the JSON object `joule app list --json` prints.
-    public func list() -> [JSONValue] {
+    package func list() -> [JSONValue] {
         names().flatMap { name -> [JSONValue] in
             guard let client = try? SeqPacketClient(path: directory + "/" + name + ".control"),
                   let answer = try? exchange(client, .list) else { return [] }
@@ -61,7 +61,7 @@ public struct AppControlClient: Sendable {
     }
 
     /// The event lines of every app running now (as JSON objects), until each one exits.
-    public func events() -> AsyncStream<JSONValue> {
+    package func events() -> AsyncStream<JSONValue> {
         let (stream, continuation) = AsyncStream.makeStream(of: JSONValue.self)
         let names = names()
         let remaining = ManagedCounter(names.count)

@@ -11,23 +11,23 @@ import JouleApps
 /// Files, in the runtime directory's `apps/`: `NAME.lifecycle` (the app's socket),
 /// `NAME.control` (for `joule app`), `NAME.paused.json` (the pause journal, present only
 /// while something is held).
-public struct AppRunner: Sendable {
-    public var name: String
-    public var command: [String]
-    public var configuration: AppLifecycleMachine.Configuration
-    public var runtime: RuntimeDirectory
-    public var environment: [String: String]
+package struct AppRunner: Sendable {
+    package var name: String
+    package var command: [String]
+    package var configuration: AppLifecycleMachine.Configuration
+    package var runtime: RuntimeDirectory
+    package var environment: [String: String]
     /// Prefixes /sys/fs/cgroup (tests).
-    public var cgroupRoot: String = "/"
+    package var cgroupRoot: String = "/"
 
     /// joule's own failures (before the command ran) exit with this status.
-    public static let setupFailure: Int32 = 1
+    package static let setupFailure: Int32 = 1
     /// A command that cannot start exits with this, as in a shell.
-    public static let cannotStart: Int32 = 127
+    package static let cannotStart: Int32 = 127
     /// The name the user chose (or the command's) is already supervised: their input, exit 2.
-    public static let nameTaken: Int32 = 2
+    package static let nameTaken: Int32 = 2
 
-    public init(name: String?, command: [String], configuration: AppLifecycleMachine.Configuration,
+    package init(name: String?, command: [String], configuration: AppLifecycleMachine.Configuration,
                 runtime: RuntimeDirectory, environment: [String: String]) {
         self.name = name ?? Self.defaultName(command)
         self.command = command
@@ -37,7 +37,7 @@ public struct AppRunner: Sendable {
     }
 
     /// The command's file name, with characters an app name may not hold replaced by `_`.
-    public static func defaultName(_ command: [String]) -> String {
+    package static func defaultName(_ command: [String]) -> String {
         let base = command.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "app"
         var name = String(base.map { character -> Character in
             character.isASCII && (character.isLetter || character.isNumber || "._-".contains(character)) ? character : "_"
@@ -46,10 +46,10 @@ public struct AppRunner: Sendable {
         return name.isEmpty ? "app" : name
     }
 
-    public var appsDirectory: String { runtime.file("apps") }
-    public var lifecycleSocket: String { appsDirectory + "/" + name + ".lifecycle" }
-    public var controlSocket: String { appsDirectory + "/" + name + ".control" }
-    public var journalPath: String { appsDirectory + "/" + name + AppPauseLedger.suffix }
+    package var appsDirectory: String { runtime.file("apps") }
+    package var lifecycleSocket: String { appsDirectory + "/" + name + ".lifecycle" }
+    package var controlSocket: String { appsDirectory + "/" + name + ".control" }
+    package var journalPath: String { appsDirectory + "/" + name + AppPauseLedger.suffix }
     /// The last reason given for suspending process trees, so it is said once per boot (the
     /// runtime directory's life), not on every run: the machine's cgroups rarely change.
     var containmentNote: String { appsDirectory + "/process-tree-reason" }
@@ -88,7 +88,7 @@ public struct AppRunner: Sendable {
 
     /// Runs the command to its end and returns the status to exit with. `say` prints joule's
     /// own lines (on stderr, prefixed by the caller).
-    public func run(say: @escaping @Sendable (String) -> Void) async -> Int32 {
+    package func run(say: @escaping @Sendable (String) -> Void) async -> Int32 {
         guard AppSupervisorError.isValidName(name) else {
             say(AppSupervisorError.invalidName(name).description)
             return Self.setupFailure

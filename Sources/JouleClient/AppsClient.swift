@@ -4,13 +4,13 @@ import JouleApps
 
 /// joule daemon's `org.joule.Apps1`, for `joule run` (registering its app) and `joule app`.
 /// Found as the other clients find the daemon: the session bus first, then the system bus.
-public final class AppsClient: Sendable {
+package final class AppsClient: Sendable {
     private let connection: BusConnection
 
     private init(connection: BusConnection) { self.connection = connection }
 
     /// nil when no daemon serves `org.joule.Apps1` on either bus.
-    public static func find(environment: [String: String]) async -> AppsClient? {
+    package static func find(environment: [String: String]) async -> AppsClient? {
         guard let (_, connection) = await DaemonClient.connection(owning: AppsBus.busName, environment: environment) else {
             return nil
         }
@@ -24,7 +24,7 @@ public final class AppsClient: Sendable {
     }
 
     /// `Register`: reserves the name; returns the lifecycle socket's path.
-    public func register(name: String, configuration: AppLifecycleMachine.Configuration) async throws(BusError) -> String {
+    package func register(name: String, configuration: AppLifecycleMachine.Configuration) async throws(BusError) -> String {
         let options = BusValue.variantDictionary([
             ("name", .string(name)), ("grace", .double(configuration.grace.inSeconds)),
             ("backgroundBudget", .double(configuration.backgroundBudget.inSeconds)),
@@ -37,20 +37,20 @@ public final class AppsClient: Sendable {
         return path
     }
 
-    public func attach(name: String, pid: Int32, cgroup: String?) async throws(BusError) {
+    package func attach(name: String, pid: Int32, cgroup: String?) async throws(BusError) {
         _ = try await call("Attach", [.string(name), .uint32(UInt32(bitPattern: pid)), .string(cgroup ?? "")])
     }
 
-    public func exited(name: String, detail: String) async throws(BusError) {
+    package func exited(name: String, detail: String) async throws(BusError) {
         _ = try await call("Exited", [.string(name), .string(detail)])
     }
 
-    public func move(_ request: AppLifecycleRequest, app name: String) async throws(BusError) {
+    package func move(_ request: AppLifecycleRequest, app name: String) async throws(BusError) {
         _ = try await call(request.busMember, [.string(name)])
     }
 
     /// The caller's apps (every app for root), as `joule app list --json` objects.
-    public func list() async throws(BusError) -> [JSONValue] {
+    package func list() async throws(BusError) -> [JSONValue] {
         guard let text = try await call("List").first?.stringValue, let value = try? JSONParser.parse(text),
               let entries = value.arrayValue else {
             throw .unexpected(operation: "List", detail: "not a JSON array")
@@ -59,7 +59,7 @@ public final class AppsClient: Sendable {
     }
 
     /// The `Event` signals, as event line objects.
-    public func events() async throws(BusError) -> AsyncStream<JSONValue> {
+    package func events() async throws(BusError) -> AsyncStream<JSONValue> {
         let signals = try await connection.signals(
             matching: "type='signal',sender='\(AppsBus.busName)',path='\(AppsBus.objectPath)',interface='\(AppsBus.interfaceName)',member='Event'")
         return AsyncStream { continuation in
@@ -73,5 +73,5 @@ public final class AppsClient: Sendable {
         }
     }
 
-    public func close() async { await connection.close() }
+    package func close() async { await connection.close() }
 }

@@ -103,7 +103,7 @@ public final class DaemonClient: Sendable {
 
     /// `GetHistory(since, until)`, decoded; a malformed object is `BusError.unexpected` naming
     /// the key. A month of rows is a few megabytes of JSON: the daemon may take a while.
-    public func history(since: Double, until: Double) async throws(BusError) -> HistoryTimeline {
+    package func history(since: Double, until: Double) async throws(BusError) -> HistoryTimeline {
         let reply = try await call("GetHistory", arguments: [.double(since), .double(until)], timeout: .seconds(60))
         guard reply.count == 1, let text = reply[0].stringValue else {
             throw .unexpected(operation: "GetHistory", detail: "expected one string, got \(reply.count) values")

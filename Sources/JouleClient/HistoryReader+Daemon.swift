@@ -7,7 +7,7 @@ extension HistoryReader {
     /// The daemon's history when one owns `org.joule.Energy1` on the session or system bus,
     /// with the caller's own reports added; else (or when the daemon cannot answer, said
     /// through `warn`) the caller's state directory's file.
-    public static func read(
+    package static func read(
         since: Double, until: Double, environment: [String: String], isRoot: Bool, warn: (String) -> Void
     ) async throws(Failure) -> HistoryTimeline {
         let own = StateDirectory.resolve(environment: environment, isRoot: isRoot)

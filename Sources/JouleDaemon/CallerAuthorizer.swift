@@ -4,21 +4,21 @@ import JouleHardware
 /// Who may call `SetLowPowerMode`. On the system bus: whoever polkit authorises for
 /// `org.joule.Energy1.set-low-power-mode` (as power-profiles-daemon authorises a profile
 /// switch), and only root when polkit is not on the bus. On a session bus: that session's user.
-public struct CallerAuthorizer: Sendable {
-    public enum Mode: Sendable, Hashable {
+package struct CallerAuthorizer: Sendable {
+    package enum Mode: Sendable, Hashable {
         case system
         /// The session's user (the daemon's own uid).
         case session(uid: UInt32)
     }
 
 
-    public let mode: Mode
+    package let mode: Mode
     private let uid: @Sendable (String) async throws(BusError) -> UInt32
     private let polkit: @Sendable (String) async throws(PolkitError) -> Bool
 
     /// `uid` maps a sender's unique name to its uid; `polkit` asks whether the sender may do
     /// `action`. Tests inject both.
-    public init(
+    package init(
         mode: Mode, uid: @escaping @Sendable (String) async throws(BusError) -> UInt32,
         polkit: @escaping @Sendable (String) async throws(PolkitError) -> Bool
     ) {
@@ -30,7 +30,7 @@ public struct CallerAuthorizer: Sendable {
     /// Uids from `bus`'s daemon (the bus the caller called on), and, in `.system` mode, polkit
     /// on the same bus. Like ppd, it never asks polkit to interact: `allow_active` needs no
     /// password.
-    public init(mode: Mode, bus: BusConnection) {
+    package init(mode: Mode, bus: BusConnection) {
         let authority = PolkitAuthority(bus: bus)
         self.init(
             mode: mode,
@@ -42,7 +42,7 @@ public struct CallerAuthorizer: Sendable {
 
     /// Returns when `sender` may set Low Power Mode; otherwise throws
     /// `org.freedesktop.DBus.Error.AccessDenied` saying why.
-    public func authorize(sender: String) async throws(BusMethodError) {
+    package func authorize(sender: String) async throws(BusMethodError) {
         switch mode {
         case .session(let owner):
             let caller = try await callerUID(sender)

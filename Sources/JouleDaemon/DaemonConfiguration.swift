@@ -7,9 +7,9 @@ import JouleTransferQueue
 /// `$XDG_CONFIG_HOME/joule/joule.yaml` with `--session`). A missing file means these defaults.
 /// The top-level keys are binding (scripts write them): `lowPowerMode`, `enforce`,
 /// `cpuMonitor`, `beacons`, `transfers`, `metrics`, and `apps` for a later part of the daemon.
-public struct DaemonConfiguration: Sendable, Equatable {
+package struct DaemonConfiguration: Sendable, Equatable {
     /// Who may carry out Low Power Mode.
-    public enum Actuator: String, Sendable, Hashable, CaseIterable {
+    package enum Actuator: String, Sendable, Hashable, CaseIterable {
         /// A power-saver hold on power-profiles-daemon (or tlp-pd, tuned-ppd) when it runs.
         case powerProfilesDaemon = "power-profiles-daemon"
         /// joule's own sysfs knobs, when no such service runs.
@@ -17,29 +17,29 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// One `cpu-monitor` watch.
-    public struct CPUWatch: Sendable, Equatable {
-        public var configuration: CPUMonitorConfiguration
+    package struct CPUWatch: Sendable, Equatable {
+        package var configuration: CPUMonitorConfiguration
         /// Where its reports go; nil is the daemon's state directory's `reports`.
-        public var reports: String?
+        package var reports: String?
 
-        public init(configuration: CPUMonitorConfiguration, reports: String? = nil) {
+        package init(configuration: CPUMonitorConfiguration, reports: String? = nil) {
             self.configuration = configuration
             self.reports = reports
         }
     }
 
     /// One beacon region monitor.
-    public struct BeaconMonitor: Sendable, Equatable {
-        public var regions: [BeaconRegion]
-        public var exitTimeout: Duration
+    package struct BeaconMonitor: Sendable, Equatable {
+        package var regions: [BeaconRegion]
+        package var exitTimeout: Duration
         /// Run with /bin/sh -c on each region event, with the `beacons monitor --exec` variables.
-        public var exec: String?
+        package var exec: String?
         /// The HCI adapter (`hci0`); nil is the first one up.
-        public var adapter: String?
+        package var adapter: String?
         /// How the radio is reached, as `beacons --transport`.
-        public var transport: BeaconTransportKind
+        package var transport: BeaconTransportKind
 
-        public init(
+        package init(
             regions: [BeaconRegion], exitTimeout: Duration = .seconds(10), exec: String? = nil, adapter: String? = nil,
             transport: BeaconTransportKind = .auto
         ) {
@@ -52,20 +52,20 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// Where it was read from; nil when no file existed (defaults).
-    public var file: String?
-    public var power = PowerStateMachine.Configuration()
-    public var actuators: Set<Actuator> = Set(Actuator.allCases)
-    public var knobs = LowPowerKnobConfiguration()
-    public var enforce: EnforcePolicy?
-    public var cpuMonitor: [CPUWatch] = []
-    public var beacons: [BeaconMonitor] = []
-    public var transfers = TransferSettings()
-    public var metrics = MetricsSettings()
+    package var file: String?
+    package var power = PowerStateMachine.Configuration()
+    package var actuators: Set<Actuator> = Set(Actuator.allCases)
+    package var knobs = LowPowerKnobConfiguration()
+    package var enforce: EnforcePolicy?
+    package var cpuMonitor: [CPUWatch] = []
+    package var beacons: [BeaconMonitor] = []
+    package var transfers = TransferSettings()
+    package var metrics = MetricsSettings()
 
-    public init() {}
+    package init() {}
 
     /// The config file for `--system` or `--session` when none is named.
-    public static func defaultPath(session: Bool, environment: [String: String]) -> String? {
+    package static func defaultPath(session: Bool, environment: [String: String]) -> String? {
         guard session else { return "/etc/joule/joule.yaml" }
         if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/joule/joule.yaml" }
         return environment["HOME"].map { $0 + "/.config/joule/joule.yaml" }
@@ -73,7 +73,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
 
     /// Reads `path`; a file that does not exist gives the defaults unless the user named it
     /// (`required`), any other problem throws.
-    public static func load(path: String, required: Bool = false) throws(ConfigurationError) -> DaemonConfiguration {
+    package static func load(path: String, required: Bool = false) throws(ConfigurationError) -> DaemonConfiguration {
         guard required || FileSystem.kind(of: path) != nil else { return DaemonConfiguration() }
         var configuration = try parse(yaml: try YAMLReader.read(path: path), file: path)
         configuration.file = path
@@ -81,7 +81,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     }
 
     /// Parses config text; `file` names it in errors and resolves a relative `enforce.policy`.
-    public static func parse(yaml: String, file: String) throws(ConfigurationError) -> DaemonConfiguration {
+    package static func parse(yaml: String, file: String) throws(ConfigurationError) -> DaemonConfiguration {
         var configuration = DaemonConfiguration()
         if let root = try YAMLReader.compose(yaml: yaml, file: file) {
             configuration = try DaemonConfigurationReader(yaml: YAMLReader(file: file)).configuration(root)

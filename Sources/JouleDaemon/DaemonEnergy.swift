@@ -9,7 +9,7 @@ import JouleEnergy
 /// (two scrapers at once) get the last snapshot again: RAPL over a few milliseconds says more
 /// about when the counter last ticked than about the host. Wakeups are not read: no figure
 /// the daemon exports needs them.
-public actor DaemonEnergy: EnergySnapshotSource {
+package actor DaemonEnergy: EnergySnapshotSource {
     private let meter: ProcessEnergyMeter
     private let clock: any JouleClock
     private let minimumInterval: Duration
@@ -18,7 +18,7 @@ public actor DaemonEnergy: EnergySnapshotSource {
     /// Domain names by zone id, kept for zones that have since gone (their totals stay).
     private var domainNames: [String: String] = [:]
 
-    public init(
+    package init(
         source: any DeviceSource, root: FileRoot = .live, procRoot: String = "/", clock: any JouleClock = SystemClock(),
         minimumInterval: Duration = .seconds(1), readRAPL: (@Sendable (String) throws(HardwareError) -> [UInt8])? = nil,
         log: @escaping @Sendable (String) -> Void = { _ in }
@@ -29,7 +29,7 @@ public actor DaemonEnergy: EnergySnapshotSource {
         self.log = log
     }
 
-    public func snapshot() async -> EnergySnapshot {
+    package func snapshot() async -> EnergySnapshot {
         if let last, clock.now() - last.time < minimumInterval.inSeconds { return last.snapshot }
         let snapshot: EnergySnapshot
         do {

@@ -229,7 +229,7 @@ actor DaemonHistory {
 extension HistoryEntry {
     // Here, not in the history module, which knows nothing of the transfer queue.
     /// A finished transfer as a marker; nil while it is live.
-    public init?(transfer: Transfer, at timestamp: Double) {
+    package init?(transfer: Transfer, at timestamp: Double) {
         guard !transfer.state.isLive else { return nil }
         var reason: String?
         if case .failed(let why) = transfer.state { reason = why }

@@ -7,7 +7,7 @@ import JouleWorkloads
 /// the enforce policy, the `cpuMonitor` watches and the beacon region monitors with their
 /// hooks. Each runs as a task; `stop()` ends them all the way their commands end on SIGTERM
 /// (everything paused resumed, every stopped process continued, the radio off).
-public actor DaemonWorkloads {
+package actor DaemonWorkloads {
     private let stateDirectory: StateDirectory?
     private let log: @Sendable (String) -> Void
     private var tasks: [Task<Void, Never>] = []
@@ -20,17 +20,17 @@ public actor DaemonWorkloads {
     private var enforcing = false
     private var watching = false
 
-    public init(stateDirectory: StateDirectory?, log: @escaping @Sendable (String) -> Void) {
+    package init(stateDirectory: StateDirectory?, log: @escaping @Sendable (String) -> Void) {
         self.stateDirectory = stateDirectory
         self.log = log
     }
 
     /// How many tasks run (enforce, watches, monitors).
-    public var count: Int { tasks.count }
+    package var count: Int { tasks.count }
 
     /// Starts what `configuration` asks for, from the engine's current states; restarts
     /// everything when the parts differ from those running (a SIGHUP reload).
-    public func start(_ configuration: DaemonConfiguration, states: EnforcementSession.States) async {
+    package func start(_ configuration: DaemonConfiguration, states: EnforcementSession.States) async {
         if let running, running.enforce == configuration.enforce, running.cpuMonitor == configuration.cpuMonitor,
            running.beacons == configuration.beacons
         {
@@ -48,14 +48,14 @@ public actor DaemonWorkloads {
     }
 
     /// The engine's states changed.
-    public func update(_ states: EnforcementSession.States) {
+    package func update(_ states: EnforcementSession.States) {
         enforceStates?.yield(states)
         let input = ScanPolicyInput.forEnergy(lowPowerMode: states.lowPowerMode, thermalState: states.thermalState)
         for policy in scanPolicies { policy.set(input) }
     }
 
     /// Ends every part and waits until each has undone what it did.
-    public func stop() async {
+    package func stop() async {
         enforceStop?.finish()
         enforceStates?.finish()
         for task in tasks { task.cancel() }

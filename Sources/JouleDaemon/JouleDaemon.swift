@@ -11,40 +11,40 @@ import JouleTransferQueue
 /// power-profiles-daemon, or joule's own knobs), and answers `SetLowPowerMode` for callers
 /// polkit (or the session) allows. SIGHUP reloads the config (a bad one is logged and the old
 /// one kept); SIGTERM and SIGINT release the hold, restore every knob and exit.
-public actor JouleDaemon {
-    public enum BusKind: String, Sendable, CaseIterable {
+package actor JouleDaemon {
+    package enum BusKind: String, Sendable, CaseIterable {
         case system, session
     }
 
-    public struct Options: Sendable {
-        public var bus: BusKind
+    package struct Options: Sendable {
+        package var bus: BusKind
         /// The config file; a missing file means defaults, unless `configRequired`.
-        public var configPath: String
+        package var configPath: String
         /// The user named the file (`--config`): missing is then an error, at start and on
         /// SIGHUP, never a silent fall back to defaults.
-        public var configRequired = false
+        package var configRequired = false
         /// Devices: libudev live, or a fixture tree.
-        public var source: any DeviceSource
-        public var procRoot: String
+        package var source: any DeviceSource
+        package var procRoot: String
         /// Where the knobs are read and written (a fixture tree in tests).
-        public var knobRoot: FileRoot
+        package var knobRoot: FileRoot
         /// Holds the manual Low Power Mode choice across restarts.
-        public var stateDirectory: StateDirectory?
+        package var stateDirectory: StateDirectory?
         /// Holds the knob journal (`/run/joule`, or `$XDG_RUNTIME_DIR/joule`).
-        public var runtimeDirectory: RuntimeDirectory?
+        package var runtimeDirectory: RuntimeDirectory?
         /// For the bus addresses (`DBUS_SYSTEM_BUS_ADDRESS`, `DBUS_SESSION_BUS_ADDRESS`).
-        public var environment: [String: String]
+        package var environment: [String: String]
         /// This process's uid: with `--session`, the user who may call `SetLowPowerMode`.
-        public var uid: UInt32
+        package var uid: UInt32
         /// Moves deferred transfers' bytes (JouleHTTP); nil: no `org.joule.Transfers1`.
-        public var transferTransport: (any TransferTransport)?
+        package var transferTransport: (any TransferTransport)?
         /// Renders and serves the metrics (JouleMetrics); nil: no `/metrics`, and `GetMetrics` fails.
-        public var metricsExporter: (any MetricsExporter)?
+        package var metricsExporter: (any MetricsExporter)?
         /// The host's energy for the history, `/metrics` and `joule export`; nil: a
         /// `DaemonEnergy` over `source`, `knobRoot` and `procRoot` (`JouleDaemon.energy`).
-        public var energySnapshots: (any EnergySnapshotSource)?
+        package var energySnapshots: (any EnergySnapshotSource)?
 
-        public init(
+        package init(
             bus: BusKind, configPath: String, source: any DeviceSource, procRoot: String, knobRoot: FileRoot,
             stateDirectory: StateDirectory?, runtimeDirectory: RuntimeDirectory?, environment: [String: String], uid: UInt32,
             transferTransport: (any TransferTransport)? = nil, metricsExporter: (any MetricsExporter)? = nil,
@@ -65,7 +65,7 @@ public actor JouleDaemon {
         }
     }
 
-    public enum Failure: Error, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Sendable, CustomStringConvertible {
         case configuration(ConfigurationError)
         case bus(String)
         case devices(HardwareError)
@@ -73,7 +73,7 @@ public actor JouleDaemon {
         /// The bus went away while serving (the knobs are restored by then).
         case busLost(BusError)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .configuration(let error): "\(error)"
             case .bus(let message), .setup(let message): message
@@ -83,7 +83,7 @@ public actor JouleDaemon {
         }
 
         /// 2 for a bad config (as for bad arguments), 1 for everything else.
-        public var exitCode: Int32 {
+        package var exitCode: Int32 {
             if case .configuration = self { return 2 }
             return 1
         }
@@ -92,7 +92,7 @@ public actor JouleDaemon {
     private let options: Options
     private let log: @Sendable (String) -> Void
     /// Measured on demand: whoever records or exports energy calls `snapshot()`.
-    public nonisolated let energy: any EnergySnapshotSource
+    package nonisolated let energy: any EnergySnapshotSource
     private let notifier = ServiceNotifier()
     private var configuration: DaemonConfiguration
 
@@ -111,7 +111,7 @@ public actor JouleDaemon {
     private var history: DaemonHistory?
     private let follower = DaemonEventFollower()
 
-    public init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
+    package init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
         self.options = options
         self.log = log
         energy = options.energySnapshots
@@ -126,7 +126,7 @@ public actor JouleDaemon {
     /// Serves until SIGTERM or SIGINT; returns after the hold is released and the knobs are
     /// restored. Throws, before anything is changed on the machine, when the bus, the name,
     /// the devices or the directories are unavailable.
-    public func run() async throws(Failure) {
+    package func run() async throws(Failure) {
         let signals: AsyncStream<TerminationSignal>
         let listener: SignalListener
         do {

@@ -12,9 +12,9 @@ import JouleEnergy
 /// It also tells apart the user's own profile choices from the effects of its hold: a
 /// `ProfileReleased` for its cookie is the user picking a profile, and power-saver chosen
 /// while it holds nothing is the user asking for Low Power Mode.
-public actor LowPowerActuation {
+package actor LowPowerActuation {
     /// What a profile change means for the engine.
-    public enum ProfileVerdict: Sendable, Equatable {
+    package enum ProfileVerdict: Sendable, Equatable {
         /// Nothing for the engine (joule's own hold, or no change).
         case none
         /// The user picked a profile while joule held power-saver: a manual choice.
@@ -24,9 +24,9 @@ public actor LowPowerActuation {
         case profileRequest(Bool)
     }
 
-    public static let powerSaver = "power-saver"
-    public static let holdReason = "Low Power Mode"
-    public static let applicationID = "joule"
+    package static let powerSaver = "power-saver"
+    package static let holdReason = "Low Power Mode"
+    package static let applicationID = "joule"
 
     private var actuators: Set<DaemonConfiguration.Actuator>
     private var planner: LowPowerKnobs
@@ -42,11 +42,11 @@ public actor LowPowerActuation {
     /// The user chose power-saver themselves: Low Power Mode needs no hold of joule's then.
     private var userPowerSaver = false
     /// The knobs' latest outcomes, for `lowPowerActions`.
-    public private(set) var actions: [KnobOutcome] = []
+    package private(set) var actions: [KnobOutcome] = []
     /// Knobs already reported as foreign, so each is logged once.
     private var reportedForeign: Set<String> = []
 
-    public init(
+    package init(
         actuators: Set<DaemonConfiguration.Actuator>, knobs configuration: LowPowerKnobConfiguration, actuator: KnobActuator,
         log: @escaping @Sendable (String) -> Void
     ) {
@@ -57,13 +57,13 @@ public actor LowPowerActuation {
     }
 
     /// Whether joule holds power-saver now.
-    public var holdCookie: UInt32? { cookie }
+    package var holdCookie: UInt32? { cookie }
     /// Whether the power-profiles service is the actuator now.
-    public var usesPowerProfiles: Bool { profiles != nil && actuators.contains(.powerProfilesDaemon) }
+    package var usesPowerProfiles: Bool { profiles != nil && actuators.contains(.powerProfilesDaemon) }
 
     /// Start-up: restores what a crashed daemon left on this boot (or drops a journal from an
     /// earlier boot), before anything else is written.
-    public func recover() {
+    package func recover() {
         do {
             switch try knobs.restore() {
             case .nothing: break
@@ -79,7 +79,7 @@ public actor LowPowerActuation {
     }
 
     /// New configuration (SIGHUP): re-enacts with the new knobs when Low Power Mode is on.
-    public func reconfigure(actuators: Set<DaemonConfiguration.Actuator>, knobs configuration: LowPowerKnobConfiguration) async {
+    package func reconfigure(actuators: Set<DaemonConfiguration.Actuator>, knobs configuration: LowPowerKnobConfiguration) async {
         guard actuators != self.actuators || configuration != planner.configuration else { return }
         let on = wanted
         await set(false)
@@ -89,7 +89,7 @@ public actor LowPowerActuation {
     }
 
     /// power-profiles-daemon appeared (with its client) or went away (nil).
-    public func profilesChanged(_ client: (any PowerProfileHolding)?) async {
+    package func profilesChanged(_ client: (any PowerProfileHolding)?) async {
         if client == nil, profiles != nil {
             // Its holds died with it.
             cookie = nil
@@ -101,18 +101,18 @@ public actor LowPowerActuation {
     }
 
     /// Low Power Mode is now `on`: enact or undo.
-    public func set(_ on: Bool) async {
+    package func set(_ on: Bool) async {
         wanted = on
         await reconcile()
     }
 
     /// Shutdown: releases the hold and restores every knob.
-    public func shutdown() async {
+    package func shutdown() async {
         await set(false)
     }
 
     /// The service's active profile changed to `profile`.
-    public func activeProfileChanged(_ profile: String) -> ProfileVerdict {
+    package func activeProfileChanged(_ profile: String) -> ProfileVerdict {
         if holdPending || cookie != nil { return .none }
         let chosen = profile == Self.powerSaver
         guard chosen != userPowerSaver else { return .none }
@@ -121,7 +121,7 @@ public actor LowPowerActuation {
     }
 
     /// The service released hold `released` (the user picked `activeProfile`).
-    public func profileReleased(_ released: UInt32, activeProfile: String?) -> ProfileVerdict {
+    package func profileReleased(_ released: UInt32, activeProfile: String?) -> ProfileVerdict {
         guard released == cookie else { return .none }
         cookie = nil
         userPowerSaver = activeProfile == Self.powerSaver

@@ -5,15 +5,15 @@ import JouleTransferQueue
 /// NetworkManager on the system bus, for one thing: whether the network it routes through is
 /// metered (`Metered` on `/org/freedesktop/NetworkManager`, NM's verdict on the primary
 /// connection), and when that changes.
-public struct NetworkManagerClient: Sendable {
-    public static let busName = "org.freedesktop.NetworkManager"
-    public static let path = "/org/freedesktop/NetworkManager"
-    public static let interface = "org.freedesktop.NetworkManager"
+package struct NetworkManagerClient: Sendable {
+    package static let busName = "org.freedesktop.NetworkManager"
+    package static let path = "/org/freedesktop/NetworkManager"
+    package static let interface = "org.freedesktop.NetworkManager"
 
-    public typealias Metered = NetworkManagerMetered
+    package typealias Metered = NetworkManagerMetered
 
     /// Something NetworkManager told us.
-    public enum Change: Sendable, Hashable {
+    package enum Change: Sendable, Hashable {
         /// `Metered` changed (PropertiesChanged).
         case metered(Metered)
         /// NetworkManager appeared on the bus or left it (NameOwnerChanged).
@@ -22,17 +22,17 @@ public struct NetworkManagerClient: Sendable {
 
     private let bus: BusConnection
 
-    public init(bus: BusConnection) { self.bus = bus }
+    package init(bus: BusConnection) { self.bus = bus }
 
     /// A client when NetworkManager owns its name on `bus` now; nil when it does not (or the
     /// bus fails), so callers fall back to the route and interface kind.
-    public static func find(on bus: BusConnection) async -> NetworkManagerClient? {
+    package static func find(on bus: BusConnection) async -> NetworkManagerClient? {
         guard (try? await owner(on: bus)) != nil else { return nil }
         return NetworkManagerClient(bus: bus)
     }
 
     /// The `Metered` property. A value outside NMMetered reads as `.unknown`.
-    public func metered() async throws(BusError) -> Metered {
+    package func metered() async throws(BusError) -> Metered {
         let value = try await bus.property(destination: Self.busName, path: Self.path, interface: Self.interface, name: "Metered")
         guard let raw = value.uint32Value else {
             throw .unexpected(operation: "\(Self.busName) Metered", detail: "not a uint32: \(value)")
@@ -44,7 +44,7 @@ public struct NetworkManagerClient: Sendable {
     /// `metered()` afterwards cannot miss a change in between. PropertiesChanged counts only
     /// from the name's current owner (anyone on the system bus may send one with NM's path).
     /// The stream ends when the connection closes; dropping it removes the matches.
-    public static func changes(on bus: BusConnection) async throws(BusError) -> AsyncStream<Change> {
+    package static func changes(on bus: BusConnection) async throws(BusError) -> AsyncStream<Change> {
         let owners = try await bus.signals(
             matching: "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
                 + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(busName)'")

@@ -1,7 +1,7 @@
 import JouleHardware
 
 /// Why polkit could not answer an authorization question.
-public enum PolkitError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum PolkitError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No polkit on the bus (ServiceUnknown, NameHasNoOwner): a server or container without it.
     case unavailable(BusError)
     /// polkit is there but the call failed: an error reply, a timeout, a closed connection.
@@ -9,7 +9,7 @@ public enum PolkitError: Error, Sendable, Hashable, CustomStringConvertible {
     /// CheckAuthorization answered something other than `(bba{ss})`.
     case badReply([BusValue])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unavailable(let error): "polkit is not available: \(error)"
         case .failed(let error): "polkit failed: \(error)"

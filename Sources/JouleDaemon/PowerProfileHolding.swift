@@ -2,7 +2,7 @@ import JouleHardware
 
 /// What Low Power Mode needs from power-profiles-daemon (or tlp-pd, tuned-ppd): a hold on
 /// the power-saver profile, which the service drops by itself if the holder dies.
-public protocol PowerProfileHolding: Sendable {
+package protocol PowerProfileHolding: Sendable {
     /// The owner of the well-known name, for logs.
     var busName: String { get }
     func activeProfile() async throws(BusError) -> String

@@ -1,5 +1,5 @@
 /// Something power-profiles-daemon (or a compatible owner of its names) told us.
-public enum PowerProfilesChange: Sendable, Hashable {
+package enum PowerProfilesChange: Sendable, Hashable {
     /// `ActiveProfile` changed (PropertiesChanged), e.g. the user picked `power-saver`.
     case activeProfile(String)
     /// The service dropped the hold with this cookie (`ProfileReleased`), e.g. because the user

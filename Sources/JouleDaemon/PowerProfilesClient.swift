@@ -3,13 +3,13 @@ import JouleHardware
 
 /// power-profiles-daemon, or any other owner of its bus names (tlp-pd, tuned-ppd), on the
 /// system bus: the active profile, profile holds, and what changes.
-public struct PowerProfilesClient: Sendable {
+package struct PowerProfilesClient: Sendable {
     /// A name such a service owns, with its object; the interface name equals the bus name.
-    public struct Service: Sendable, Hashable {
-        public var busName: String
-        public var path: String
+    package struct Service: Sendable, Hashable {
+        package var busName: String
+        package var path: String
 
-        public init(busName: String, path: String) {
+        package init(busName: String, path: String) {
             self.busName = busName
             self.path = path
         }
@@ -17,31 +17,31 @@ public struct PowerProfilesClient: Sendable {
 
     /// Tried in this order: ppd ≥ 0.20 owns both names, older ppd and its look-alikes only the
     /// legacy one.
-    public static let services = [
+    package static let services = [
         Service(busName: "org.freedesktop.UPower.PowerProfiles", path: "/org/freedesktop/UPower/PowerProfiles"),
         Service(busName: "net.hadess.PowerProfiles", path: "/net/hadess/PowerProfiles"),
     ]
 
-    public let busName: String
-    public let path: String
-    public var interface: String { busName }
+    package let busName: String
+    package let path: String
+    package var interface: String { busName }
     private let bus: BusConnection
 
-    public init(bus: BusConnection, service: Service) {
+    package init(bus: BusConnection, service: Service) {
         self.bus = bus
         busName = service.busName
         path = service.path
     }
 
     /// The first of `services` whose name has an owner now, or nil (none, or the bus fails).
-    public static func find(on bus: BusConnection) async -> PowerProfilesClient? {
+    package static func find(on bus: BusConnection) async -> PowerProfilesClient? {
         for service in services {
             if (try? await owner(of: service.busName, on: bus)) != nil { return PowerProfilesClient(bus: bus, service: service) }
         }
         return nil
     }
 
-    public func activeProfile() async throws(BusError) -> String {
+    package func activeProfile() async throws(BusError) -> String {
         let value = try await bus.property(destination: busName, path: path, interface: interface, name: "ActiveProfile")
         guard let profile = value.stringValue else {
             throw .unexpected(operation: "\(busName) ActiveProfile", detail: "not a string: \(value)")
@@ -51,7 +51,7 @@ public struct PowerProfilesClient: Sendable {
 
     /// HoldProfile: the service keeps `profile` until `release(cookie:)`, until the user picks
     /// a profile (then `ProfileReleased`), or until this connection closes.
-    public func hold(profile: String, reason: String, applicationID: String) async throws(BusError) -> UInt32 {
+    package func hold(profile: String, reason: String, applicationID: String) async throws(BusError) -> UInt32 {
         let reply = try await bus.call(
             destination: busName, path: path, interface: interface, member: "HoldProfile",
             arguments: [.string(profile), .string(reason), .string(applicationID)])
@@ -61,7 +61,7 @@ public struct PowerProfilesClient: Sendable {
         return cookie
     }
 
-    public func release(cookie: UInt32) async throws(BusError) {
+    package func release(cookie: UInt32) async throws(BusError) {
         _ = try await bus.call(
             destination: busName, path: path, interface: interface, member: "ReleaseProfile",
             arguments: [.uint32(cookie)])
@@ -76,7 +76,7 @@ public struct PowerProfilesClient: Sendable {
     /// may send a signal with that path), and, when one connection owns both names (ppd ≥ 0.20
     /// announces every change on both objects), only from the first name in `services`.
     /// The stream ends when the connection closes; dropping it removes the matches.
-    public static func changes(on bus: BusConnection) async throws(BusError) -> AsyncStream<PowerProfilesChange> {
+    package static func changes(on bus: BusConnection) async throws(BusError) -> AsyncStream<PowerProfilesChange> {
         // One stream for both names and both objects: the order in which the bus sent them is
         // what decides whether a signal came from the name's owner of the time.
         let signals = try await bus.signals(

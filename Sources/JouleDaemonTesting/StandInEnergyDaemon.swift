@@ -6,18 +6,18 @@ import JouleDaemon
 /// Stands in for `joule daemon` in client tests: the real `EnergyService` object owning
 /// `org.joule.Energy1` on a bus, answering `GetStatus` with `status` and recording the modes
 /// `SetLowPowerMode` was given (or refusing them as polkit would).
-public final class StandInEnergyDaemon: Sendable {
-    public let connection: BusConnection
-    public let service: EnergyService
-    public let status: String
+package final class StandInEnergyDaemon: Sendable {
+    package let connection: BusConnection
+    package let service: EnergyService
+    package let status: String
     private let recorded = Recorded()
 
     private final class Recorded: Sendable { let modes = Locked<[LowPowerOverride]>([]) }
 
     /// What `SetLowPowerMode` was called with, in order.
-    public var modes: [LowPowerOverride] { recorded.modes.withLock { $0 } }
+    package var modes: [LowPowerOverride] { recorded.modes.withLock { $0 } }
 
-    public init(
+    package init(
         address: String, initial: EnergyBusState = .init(), status: String = "{}", refuse: Bool = false
     ) async throws {
         connection = try await BusConnection.open(address: address)
@@ -35,5 +35,5 @@ public final class StandInEnergyDaemon: Sendable {
         try await connection.requestName(EnergyBus.busName)
     }
 
-    public func close() async { await connection.close() }
+    package func close() async { await connection.close() }
 }

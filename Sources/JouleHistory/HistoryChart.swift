@@ -9,29 +9,29 @@ import JouleEnergy
 /// hatched as "no data" and no line crosses it. Where everything goes is worked out first
 /// (`HistoryChartLayout`: no label overlaps another or leaves the picture); the SVG is written
 /// from that. Pure: the same timeline and options give the same text.
-public struct HistoryChart: Sendable {
-    public struct Options: Sendable {
-        public var width: Double
-        public var title: String
+package struct HistoryChart: Sendable {
+    package struct Options: Sendable {
+        package var width: Double
+        package var title: String
         /// Ticks and labels are in this zone's local time.
-        public var timeZone: TimeZone
+        package var timeZone: TimeZone
 
-        public init(width: Double = 1200, title: String = "Battery, power and temperature", timeZone: TimeZone = .current) {
+        package init(width: Double = 1200, title: String = "Battery, power and temperature", timeZone: TimeZone = .current) {
             self.width = width
             self.title = title
             self.timeZone = timeZone
         }
     }
 
-    public let timeline: HistoryTimeline
-    public let options: Options
+    package let timeline: HistoryTimeline
+    package let options: Options
     /// The rows drawn: as recorded, or averaged into buckets when there are more rows than
     /// pixels (a month or a year), which draws the same shape in a fraction of the text.
     let drawnSamples: [HistorySample]
     let intervals: [HistoryInterval]
     let layout: HistoryChartLayout
 
-    public init(timeline: HistoryTimeline, options: Options = Options()) {
+    package init(timeline: HistoryTimeline, options: Options = Options()) {
         self.timeline = timeline
         self.options = options
         let plotWidth = max(options.width - HistoryChartLayout.left - HistoryChartLayout.right, 1)
@@ -56,12 +56,12 @@ public struct HistoryChart: Sendable {
     // MARK: Drawing
 
     /// A standalone SVG document.
-    public func svg() -> String {
+    package func svg() -> String {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + svgElement()
     }
 
     /// The `<svg>` element alone, for inlining in HTML.
-    public func svgElement() -> String {
+    package func svgElement() -> String {
         var svg = SVGWriter()
         let w = SVGWriter.number(layout.width), h = SVGWriter.number(layout.height)
         svg.open("svg", [

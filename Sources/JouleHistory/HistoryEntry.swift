@@ -4,29 +4,29 @@ import JouleWorkloads
 
 /// A marker on the history's timeline: a resource report (read from the reports directory when
 /// the history is read) or a deferred transfer that finished (stored by the daemon when it did).
-public struct HistoryEntry: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+package struct HistoryEntry: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         case report, transfer
     }
 
-    public var timestamp: Double
-    public var kind: Kind
+    package var timestamp: Double
+    package var kind: Kind
     /// The report's incident identifier, or the transfer's id.
-    public var id: String
+    package var id: String
     /// A report's `CPU_FATAL` or `CPU`; a transfer's final state: `completed`, `failed` or `cancelled`.
-    public var subtype: String
+    package var subtype: String
     /// The report's process name, or the transfer's file (a download's destination, an upload's source).
-    public var subject: String
+    package var subject: String
     /// The report's exception message, or a failed transfer's reason.
-    public var detail: String?
+    package var detail: String?
     /// The report's process id.
-    public var pid: Int?
+    package var pid: Int?
     /// The bytes a transfer moved.
-    public var bytes: Int64?
+    package var bytes: Int64?
     /// The transfer's owner: other users do not see it (`HistoryStore.read(visibleTo:)`).
-    public var ownerUID: UInt32?
+    package var ownerUID: UInt32?
 
-    public init(
+    package init(
         timestamp: Double, kind: Kind, id: String, subtype: String, subject: String, detail: String? = nil,
         pid: Int? = nil, bytes: Int64? = nil, ownerUID: UInt32? = nil
     ) {
@@ -42,7 +42,7 @@ public struct HistoryEntry: Sendable, Hashable {
     }
 
     /// A resource report as a marker.
-    public init(report: ResourceReport) {
+    package init(report: ResourceReport) {
         self.init(
             timestamp: report.timestamp.timeIntervalSince1970, kind: .report, id: report.incidentIdentifier,
             subtype: report.exceptionSubtype, subject: report.processName, detail: report.exceptionMessage,
@@ -50,7 +50,7 @@ public struct HistoryEntry: Sendable, Hashable {
     }
 
     /// Every report in `store` as a marker, and the files that could not be read.
-    public static func reports(in store: ReportStore) -> (entries: [HistoryEntry], problems: [String]) {
+    package static func reports(in store: ReportStore) -> (entries: [HistoryEntry], problems: [String]) {
         do {
             let listing = try store.list()
             return (listing.reports.map { HistoryEntry(report: $0.report) }, listing.skipped)
@@ -60,7 +60,7 @@ public struct HistoryEntry: Sendable, Hashable {
     }
 
     /// A short label for a chart: `CPU_FATAL cc1plus [4242]`, `download completed: a.iso`.
-    public var label: String {
+    package var label: String {
         switch kind {
         case .report: return "\(subtype) \(subject)" + (pid.map { " [\($0)]" } ?? "")
         case .transfer:

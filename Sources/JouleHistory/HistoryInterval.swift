@@ -2,15 +2,15 @@
 /// row is more than `HistoryInterval.gapTolerance` late (the daemon was stopped, the machine
 /// suspended), in which case it stands for its own span: a minute for a reading, an hour for
 /// an hourly row, nothing for the daemon's last row before stopping.
-public struct HistoryInterval: Sendable, Hashable {
-    public var sample: HistorySample
-    public var start: Double
-    public var end: Double
+package struct HistoryInterval: Sendable, Hashable {
+    package var sample: HistorySample
+    package var start: Double
+    package var end: Double
 
     /// How late a row may come after the previous row's span before the time between is a gap.
-    public static let gapTolerance: Double = 120
+    package static let gapTolerance: Double = 120
     /// The recorder's interval: what a reading stands for when no row follows it.
-    public static let readingSpan: Double = 60
+    package static let readingSpan: Double = 60
 
     /// The span a row stands for on its own.
     static func ownSpan(_ sample: HistorySample) -> Double {
@@ -22,7 +22,7 @@ public struct HistoryInterval: Sendable, Hashable {
     static func pointTime(_ sample: HistorySample) -> Double { sample.timestamp + (sample.span ?? 0) / 2 }
 
     /// Each row's interval, clipped to `since…until`; the rows must be oldest first.
-    public static func intervals(_ samples: [HistorySample], since: Double, until: Double) -> [HistoryInterval] {
+    package static func intervals(_ samples: [HistorySample], since: Double, until: Double) -> [HistoryInterval] {
         var intervals: [HistoryInterval] = []
         intervals.reserveCapacity(samples.count)
         for (index, sample) in samples.enumerated() {
@@ -40,7 +40,7 @@ public struct HistoryInterval: Sendable, Hashable {
     }
 
     /// The stretches of `since…until` no interval covers that are longer than the tolerance.
-    public static func gaps(_ intervals: [HistoryInterval], since: Double, until: Double) -> [ClosedRange<Double>] {
+    package static func gaps(_ intervals: [HistoryInterval], since: Double, until: Double) -> [ClosedRange<Double>] {
         var gaps: [ClosedRange<Double>] = []
         var covered = since
         for interval in intervals {

@@ -4,12 +4,12 @@ import JouleHardware
 /// `joule history --html`: one self-contained page (no script, no fetched style or font, so it
 /// works offline and from a mail attachment): the chart's SVG inline, the summary, the markers,
 /// and an hour-by-hour table (day by day beyond two days).
-public struct HistoryPage: Sendable {
-    public let chart: HistoryChart
+package struct HistoryPage: Sendable {
+    package let chart: HistoryChart
 
-    public init(chart: HistoryChart) { self.chart = chart }
+    package init(chart: HistoryChart) { self.chart = chart }
 
-    public func html() -> String {
+    package func html() -> String {
         let timeline = chart.timeline, zone = chart.options.timeZone
         let summary = HistorySummary(timeline)
         var page = SVGWriter()

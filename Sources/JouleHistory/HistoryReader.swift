@@ -6,12 +6,12 @@ import JouleWorkloads
 /// (`GetHistory`: it sees rows not yet written, and a user may read the system daemon's
 /// history without reading its root-only file), else from a state directory's file, opened
 /// read only, with that directory's resource reports as markers.
-public enum HistoryReader {
-    public enum Failure: Error, Sendable, CustomStringConvertible {
+package enum HistoryReader {
+    package enum Failure: Error, Sendable, CustomStringConvertible {
         case store(HistoryStoreError)
         case noStateDirectory
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .store(let error): "\(error)"
             case .noStateDirectory: StateDirectory.missingMessage
@@ -20,7 +20,7 @@ public enum HistoryReader {
     }
 
     /// The file in `directory` (`--state-dir`, or the caller's own state directory).
-    public static func read(stateDirectory directory: StateDirectory, since: Double, until: Double) throws(Failure) -> HistoryTimeline {
+    package static func read(stateDirectory directory: StateDirectory, since: Double, until: Double) throws(Failure) -> HistoryTimeline {
         do throws(HistoryStoreError) {
             let store = try openStore(in: directory)
             let (samples, entries) = try store.read(since: since, until: until)

@@ -7,13 +7,13 @@
 /// source, line power and Low Power Mode as held by at least half the rows (with the source
 /// and reason of the last row agreeing), and the worst thermal state: an hour that reached
 /// `serious` stays visible as one.
-public struct HistoryRetention: Sendable, Hashable {
-    public var fullResolution: Double
-    public var keep: Double
-    public var bucket: Double
-    public var interval: Double
+package struct HistoryRetention: Sendable, Hashable {
+    package var fullResolution: Double
+    package var keep: Double
+    package var bucket: Double
+    package var interval: Double
 
-    public init(
+    package init(
         fullResolution: Double = 30 * 86_400, keep: Double = 365 * 86_400, bucket: Double = 3_600, interval: Double = 3_600
     ) {
         self.fullResolution = fullResolution
@@ -24,15 +24,15 @@ public struct HistoryRetention: Sendable, Hashable {
 
     /// Readings before this time are aggregated: whole buckets only, so a bucket is never
     /// split between a row of its own and readings.
-    public func aggregateBefore(now: Double) -> Double {
+    package func aggregateBefore(now: Double) -> Double {
         ((now - fullResolution) / bucket).rounded(.down) * bucket
     }
 
     /// Rows and markers before this time are deleted.
-    public func deleteBefore(now: Double) -> Double { now - keep }
+    package func deleteBefore(now: Double) -> Double { now - keep }
 
     /// One row per bucket for `samples` (any order), oldest first.
-    public func aggregate(_ samples: [HistorySample]) -> [HistorySample] {
+    package func aggregate(_ samples: [HistorySample]) -> [HistorySample] {
         let buckets = Dictionary(grouping: samples) { ($0.timestamp / bucket).rounded(.down) * bucket }
         return buckets.keys.sorted().map { start in
             Self.aggregate(buckets[start]!.sorted { $0.timestamp < $1.timestamp }, start: start, span: bucket)

@@ -3,32 +3,32 @@ import JouleEnergy
 
 /// One row of the daemon's history: the machine's power and thermal condition at one moment
 /// (or, for rows older than 30 days, averaged over an hour). Unknown values are nil, never 0.
-public struct HistorySample: Sendable, Hashable {
+package struct HistorySample: Sendable, Hashable {
     /// Unix seconds; an hourly row's hour start.
-    public var timestamp: Double
-    public var trigger: HistoryTrigger
+    package var timestamp: Double
+    package var trigger: HistoryTrigger
     /// Seconds an aggregated row stands for (3600); nil for a reading of one moment.
-    public var span: Double?
+    package var span: Double?
     /// The composite battery percentage; nil without a battery.
-    public var percentage: Double?
+    package var percentage: Double?
     /// The composite battery's state; nil without a battery.
-    public var chargeState: PowerSupplyState?
+    package var chargeState: PowerSupplyState?
     /// The batteries' own energy rate (W), as the kernel reports it; nil when unreported.
-    public var energyRateW: Double?
+    package var energyRateW: Double?
     /// The host's measured power (W) from the daemon's energy meter; nil when nothing measured it.
-    public var powerW: Double?
+    package var powerW: Double?
     /// Where `powerW` comes from, e.g. `rapl:psys` or `battery`; nil with `powerW`.
-    public var powerSource: String?
+    package var powerSource: String?
     /// Some line power source online; nil when the machine reports no line source.
-    public var lineOnline: Bool?
-    public var lowPowerMode: Bool
-    public var lowPowerModeSource: LowPowerModeSource
+    package var lineOnline: Bool?
+    package var lowPowerMode: Bool
+    package var lowPowerModeSource: LowPowerModeSource
     /// The last `powerStateDidChange` reason (`battery-low`, `manual-on`, …); nil until one came.
-    public var lowPowerModeReason: String?
-    public var thermalState: ThermalState
-    public var temperatures: [HistoryTemperature]
+    package var lowPowerModeReason: String?
+    package var thermalState: ThermalState
+    package var temperatures: [HistoryTemperature]
 
-    public init(
+    package init(
         timestamp: Double, trigger: HistoryTrigger, span: Double? = nil, percentage: Double?, chargeState: PowerSupplyState?,
         energyRateW: Double?, powerW: Double?, powerSource: String?, lineOnline: Bool?, lowPowerMode: Bool,
         lowPowerModeSource: LowPowerModeSource, lowPowerModeReason: String?, thermalState: ThermalState,
@@ -52,7 +52,7 @@ public struct HistorySample: Sendable, Hashable {
 
     /// A row from the engines' last readings: the composite battery, the line sources, every
     /// thermal zone and hwmon input, and the measured power when a meter gave one.
-    public init(
+    package init(
         timestamp: Double, trigger: HistoryTrigger, supplies: PowerSupplies?, thermal: ThermalReadings,
         lowPowerMode: Bool, lowPowerModeSource: LowPowerModeSource, lowPowerModeReason: String?,
         thermalState: ThermalState, energy: EnergySnapshot?
@@ -82,7 +82,7 @@ public struct HistorySample: Sendable, Hashable {
     }
 
     /// The reading of `sensor` in this row, nil when the row has none or the sensor failed.
-    public func celsius(_ sensor: String) -> Double? {
+    package func celsius(_ sensor: String) -> Double? {
         temperatures.first { $0.sensor == sensor }?.celsius
     }
 }

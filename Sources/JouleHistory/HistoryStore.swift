@@ -10,8 +10,8 @@ import JouleEnergy
 ///
 /// The daemon opens it read-write and appends in batches; `joule history` opens the file read
 /// only (`init(readingOnly:)`), so a client never changes the daemon's file.
-public final class HistoryStore: Sendable {
-    public static let schema = SQLiteSchema(versionTable: "history_schema_version", migrations: [
+package final class HistoryStore: Sendable {
+    package static let schema = SQLiteSchema(versionTable: "history_schema_version", migrations: [
         """
         CREATE TABLE history_samples (
             id INTEGER PRIMARY KEY,
@@ -57,15 +57,15 @@ public final class HistoryStore: Sendable {
     ])
 
     /// The file, in the state directory.
-    public static let fileName = "history.db"
+    package static let fileName = "history.db"
 
     /// The file an older joule kept the history in, beside the transfer queue.
-    public static let legacyFileName = "transfers.db"
+    package static let legacyFileName = "transfers.db"
 
-    public let database: SQLiteDatabase
+    package let database: SQLiteDatabase
 
     /// Opens `database` for writing, bringing the history's tables up to date.
-    public init(database: SQLiteDatabase) throws(HistoryStoreError) {
+    package init(database: SQLiteDatabase) throws(HistoryStoreError) {
         self.database = database
         do {
             try Self.schema.migrate(database)
@@ -81,7 +81,7 @@ public final class HistoryStore: Sendable {
     /// The history in `directory`'s `history.db`, created when missing, for writing (the
     /// daemon). A history an older joule left in the directory's `transfers.db` is moved in
     /// first (`moveLegacy`), and `moved` hears what was moved.
-    public convenience init(stateDirectory: StateDirectory, moved: (LegacyMove) -> Void = { _ in }) throws(HistoryStoreError) {
+    package convenience init(stateDirectory: StateDirectory, moved: (LegacyMove) -> Void = { _ in }) throws(HistoryStoreError) {
         let database: SQLiteDatabase
         do throws(SQLiteError) {
             database = try SQLiteDatabase(path: stateDirectory.file(Self.fileName))
@@ -93,18 +93,18 @@ public final class HistoryStore: Sendable {
     }
 
     /// A history moved out of an older joule's `transfers.db`.
-    public struct LegacyMove: Sendable, Hashable, CustomStringConvertible {
-        public var from: String
-        public var to: String
+    package struct LegacyMove: Sendable, Hashable, CustomStringConvertible {
+        package var from: String
+        package var to: String
         /// Rows copied, by table; empty when `to` held the history already (a crash came
         /// between the copy and the drop), so that only the drop was left to do.
-        public var copied: [String: Int]
+        package var copied: [String: Int]
         /// Why the history's tables could not be dropped from `from`, or `from` not even
         /// looked at, while `to` holds a history (the next start tries again); nil when they
         /// were dropped.
-        public var dropFailure: SQLiteError?
+        package var dropFailure: SQLiteError?
 
-        public var description: String {
+        package var description: String {
             func count(_ table: String, _ noun: String) -> String {
                 let count = copied[table] ?? 0
                 return "\(count) \(noun)\(count == 1 ? "" : "s")"
@@ -207,7 +207,7 @@ public final class HistoryStore: Sendable {
 
     /// Opens an existing file for reading only. A missing file is `noFile`; a file without the history's tables is
     /// `noHistory`; one from a newer joule is `newerSchema`.
-    public init(readingOnly path: String) throws(HistoryStoreError) {
+    package init(readingOnly path: String) throws(HistoryStoreError) {
         guard FileSystem.kind(of: path) != nil else {
             // EACCES on the directory hides the file as well as ENOENT does: say which it is.
             if let failure = FileSystem.statFailure(path), failure != .noEntry { throw .unreadable(path: path, errno: failure) }
@@ -238,7 +238,7 @@ public final class HistoryStore: Sendable {
     // MARK: writing
 
     /// Appends rows and markers in one transaction (the daemon's batch).
-    public func append(_ samples: [HistorySample], entries: [HistoryEntry] = []) throws(HistoryStoreError) {
+    package func append(_ samples: [HistorySample], entries: [HistoryEntry] = []) throws(HistoryStoreError) {
         try run {
             try database.transaction { db in
                 try Self.insert(samples, db)
@@ -259,18 +259,18 @@ public final class HistoryStore: Sendable {
     }
 
     /// What one application of the retention did.
-    public struct RetentionOutcome: Sendable, Hashable {
+    package struct RetentionOutcome: Sendable, Hashable {
         /// Readings replaced by hourly rows, and the hourly rows written.
-        public var aggregated: Int
-        public var hourly: Int
+        package var aggregated: Int
+        package var hourly: Int
         /// Rows and markers older than the retention deleted.
-        public var deleted: Int
+        package var deleted: Int
     }
 
     /// Replaces readings older than `retention.fullResolution` with one row per bucket and
     /// deletes rows and markers older than `retention.keep`, in one transaction.
     @discardableResult
-    public func applyRetention(_ retention: HistoryRetention, now: Double) throws(HistoryStoreError) -> RetentionOutcome {
+    package func applyRetention(_ retention: HistoryRetention, now: Double) throws(HistoryStoreError) -> RetentionOutcome {
         let cutoff = retention.aggregateBefore(now: now), oldest = retention.deleteBefore(now: now)
         let path = database.path
         return try run {
@@ -297,7 +297,7 @@ public final class HistoryStore: Sendable {
 
     /// The rows and stored markers from `since` to `until` (inclusive), oldest first. Transfer
     /// markers are `uid`'s own only, unless `uid` is root (0) or nil (the daemon).
-    public func read(
+    package func read(
         since: Double, until: Double, visibleTo uid: UInt32? = nil
     ) throws(HistoryStoreError) -> (samples: [HistorySample], entries: [HistoryEntry]) {
         let path = database.path
@@ -322,7 +322,7 @@ public final class HistoryStore: Sendable {
     }
 
     /// The oldest row's time, nil when there is none.
-    public func firstRowTime() throws(HistoryStoreError) -> Double? {
+    package func firstRowTime() throws(HistoryStoreError) -> Double? {
         try run {
             try database.withConnection { db in try db.query("SELECT MIN(time) FROM history_samples", []).first?[0].double }
         }

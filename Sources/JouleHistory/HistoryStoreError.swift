@@ -1,7 +1,7 @@
 import JouleHardware
 
 /// Why the history could not be read or written; each case reads as a sentence for the CLI.
-public enum HistoryStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum HistoryStoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// There is no such file: nothing recorded there yet.
     case noFile(path: String)
     /// The file exists but holds no history (the daemon never recorded into it).
@@ -17,7 +17,7 @@ public enum HistoryStoreError: Error, Sendable, Hashable, CustomStringConvertibl
     case move(from: String, to: String, SQLiteError)
     case database(SQLiteError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noFile(let path): "no history at \(path): joule daemon records it there while it runs"
         case .noHistory(let path): "\(path) holds no history yet (joule daemon records it there)"

@@ -5,37 +5,37 @@ import JouleEnergy
 /// The history in figures: what `joule history` prints without `--json`, and the table of the
 /// HTML page. Durations count each row for the time it stands for (`HistoryInterval`), so a
 /// gap counts for nothing.
-public struct HistorySummary: Sendable {
-    public struct Hottest: Sendable, Hashable {
-        public var sensor: String
-        public var label: String?
-        public var celsius: Double
-        public var time: Double
+package struct HistorySummary: Sendable {
+    package struct Hottest: Sendable, Hashable {
+        package var sensor: String
+        package var label: String?
+        package var celsius: Double
+        package var time: Double
     }
 
-    public var since: Double
-    public var until: Double
-    public var rows: Int
+    package var since: Double
+    package var until: Double
+    package var rows: Int
     /// Seconds some row stands for, and the seconds of gaps.
-    public var covered: Double
-    public var missing: Double
-    public var batteryFirst: Double?
-    public var batteryLast: Double?
-    public var batteryLowest: (percentage: Double, time: Double)?
-    public var batteryHighest: Double?
+    package var covered: Double
+    package var missing: Double
+    package var batteryFirst: Double?
+    package var batteryLast: Double?
+    package var batteryLowest: (percentage: Double, time: Double)?
+    package var batteryHighest: Double?
     /// Measured energy (Wh) over the time power was known, its mean and peak.
-    public var measuredWh: Double?
-    public var meanPowerW: Double?
-    public var peakPower: (watts: Double, time: Double)?
-    public var powerSources: [String]
-    public var onBattery: Double
-    public var onAC: Double
-    public var lowPowerMode: [(source: LowPowerModeSource, seconds: Double)]
-    public var thermal: [(state: ThermalState, seconds: Double)]
-    public var hottest: [Hottest]
-    public var entries: [HistoryEntry]
+    package var measuredWh: Double?
+    package var meanPowerW: Double?
+    package var peakPower: (watts: Double, time: Double)?
+    package var powerSources: [String]
+    package var onBattery: Double
+    package var onAC: Double
+    package var lowPowerMode: [(source: LowPowerModeSource, seconds: Double)]
+    package var thermal: [(state: ThermalState, seconds: Double)]
+    package var hottest: [Hottest]
+    package var entries: [HistoryEntry]
 
-    public init(_ timeline: HistoryTimeline) {
+    package init(_ timeline: HistoryTimeline) {
         let intervals = HistoryInterval.intervals(timeline.samples, since: timeline.since, until: timeline.until)
         let gaps = HistoryInterval.gaps(intervals, since: timeline.since, until: timeline.until)
         since = timeline.since
@@ -79,7 +79,7 @@ public struct HistorySummary: Sendable {
     }
 
     /// Label and value pairs, in the order printed: the CLI's lines and the page's table.
-    public func figures(timeZone: TimeZone) -> [(String, String)] {
+    package func figures(timeZone: TimeZone) -> [(String, String)] {
         let clock = Self.formatter("HH:mm", timeZone), day = Self.formatter("yyyy-MM-dd HH:mm", timeZone)
         let sameDay = until - since <= 86_400
         func at(_ time: Double) -> String { (sameDay ? clock : day).string(from: Date(timeIntervalSince1970: time)) }
@@ -111,7 +111,7 @@ public struct HistorySummary: Sendable {
     }
 
     /// The markers as rows: time, what, details.
-    public func markerRows(timeZone: TimeZone) -> [(time: String, what: String, detail: String)] {
+    package func markerRows(timeZone: TimeZone) -> [(time: String, what: String, detail: String)] {
         let format = Self.formatter(until - since <= 86_400 ? "HH:mm:ss" : "yyyy-MM-dd HH:mm", timeZone)
         return entries.map { entry in
             var detail = entry.detail ?? ""
@@ -123,7 +123,7 @@ public struct HistorySummary: Sendable {
     }
 
     /// The summary as `joule history` prints it.
-    public func text(timeZone: TimeZone) -> String {
+    package func text(timeZone: TimeZone) -> String {
         let figures = figures(timeZone: timeZone)
         let width = (figures.map(\.0.count).max() ?? 0) + 2
         var lines = figures.map { ($0.0 + ":").padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }

@@ -1,15 +1,15 @@
 /// One temperature sensor's reading in a history row: a thermal zone (`thermal_zone0`,
 /// labelled by its type, `x86_pkg_temp`) or a hwmon input (`k10temp/temp1_input`, labelled
 /// `k10temp Tctl`).
-public struct HistoryTemperature: Sendable, Hashable {
+package struct HistoryTemperature: Sendable, Hashable {
     /// Stable key of the sensor across rows.
-    public var sensor: String
+    package var sensor: String
     /// What a legend shows; nil when the kernel gives no name.
-    public var label: String?
+    package var label: String?
     /// nil when the sensor failed at that moment (never 0).
-    public var celsius: Double?
+    package var celsius: Double?
 
-    public init(sensor: String, label: String?, celsius: Double?) {
+    package init(sensor: String, label: String?, celsius: Double?) {
         self.sensor = sensor
         self.label = label
         self.celsius = celsius

@@ -4,19 +4,19 @@ import Foundation
 /// (`24h`, `90m`, `7d`, `2w`, `45s`), Unix seconds (`1773100800`), or a date with an optional
 /// time (`2026-03-10`, `2026-03-10T08:30`, `2026-03-10 08:30:15`), in local time unless it
 /// ends in `Z` or an offset (`+01:00`).
-public enum HistoryTimeSpec: Sendable, Hashable {
+package enum HistoryTimeSpec: Sendable, Hashable {
     case ago(Double)
     case at(Double)
 
-    public struct SpecError: Error, Sendable, Hashable, CustomStringConvertible {
-        public var spec: String
-        public var description: String {
+    package struct SpecError: Error, Sendable, Hashable, CustomStringConvertible {
+        package var spec: String
+        package var description: String {
             "\"\(spec)\" is not a time: give a span back from now (24h, 90m, 7d, 2w, 45s), Unix seconds, "
                 + "or a date and time (2026-03-10T08:30, local unless it ends in Z or +HH:MM)"
         }
     }
 
-    public init(spec: String, timeZone: TimeZone = .current) throws(SpecError) {
+    package init(spec: String, timeZone: TimeZone = .current) throws(SpecError) {
         let text = spec.trimmingCharacters(in: .whitespaces)
         if let span = Self.span(text) {
             self = .ago(span)
@@ -30,7 +30,7 @@ public enum HistoryTimeSpec: Sendable, Hashable {
     }
 
     /// The moment, taking spans back from `reference`.
-    public func resolve(relativeTo reference: Double) -> Double {
+    package func resolve(relativeTo reference: Double) -> Double {
         switch self {
         case .ago(let span): reference - span
         case .at(let time): time

@@ -5,7 +5,7 @@ import JouleEnergy
 extension HistoryTimeline {
     /// `joule history --json` and `GetHistory`: the range, where it came from, the sensors
     /// with their labels, the rows and the markers, oldest first; unknown values are null.
-    public var json: JSONValue {
+    package var json: JSONValue {
         let sensors = self.sensors
         let labels = Dictionary(sensors.map { ($0.sensor, $0.label) }, uniquingKeysWith: { a, _ in a })
         return .object([
@@ -44,11 +44,11 @@ extension HistoryTimeline {
     /// Reads back `json` (a daemon's `GetHistory` reply). Every key is required with its
     /// contract type, null where allowed; unknown keys are ignored. A bad key is named as
     /// `samples[3].thermalState`.
-    public init(json text: String) throws(JSONDecodingError) {
+    package init(json text: String) throws(JSONDecodingError) {
         try self.init(json: JSONObjectReader.parse(text))
     }
 
-    public init(json value: JSONValue) throws(JSONDecodingError) {
+    package init(json value: JSONValue) throws(JSONDecodingError) {
         guard case .object(let object) = value else {
             throw JSONDecodingError(key: "", message: "expected a history object, got \(JSONObjectReader.clip(value))")
         }

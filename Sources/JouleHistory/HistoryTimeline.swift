@@ -2,23 +2,23 @@ import JouleHardware
 
 /// What `joule history` reads and draws: the rows and the markers between two times, and
 /// where they came from. Its JSON is `joule history --json` and the daemon's `GetHistory`.
-public struct HistoryTimeline: Sendable, Hashable {
+package struct HistoryTimeline: Sendable, Hashable {
     /// Where the rows came from: the daemon over D-Bus, or the database file read directly.
-    public enum Source: String, Sendable, Hashable {
+    package enum Source: String, Sendable, Hashable {
         case daemon, file
     }
 
-    public var since: Double
-    public var until: Double
-    public var source: Source
+    package var since: Double
+    package var until: Double
+    package var source: Source
     /// The database file.
-    public var database: String?
+    package var database: String?
     /// Oldest first.
-    public var samples: [HistorySample]
+    package var samples: [HistorySample]
     /// Oldest first.
-    public var entries: [HistoryEntry]
+    package var entries: [HistoryEntry]
 
-    public init(
+    package init(
         since: Double, until: Double, source: Source, database: String?, samples: [HistorySample], entries: [HistoryEntry]
     ) {
         self.since = since
@@ -30,7 +30,7 @@ public struct HistoryTimeline: Sendable, Hashable {
     }
 
     /// Every temperature sensor in the rows, in order of first appearance, with its latest label.
-    public var sensors: [HistoryTemperature] {
+    package var sensors: [HistoryTemperature] {
         var order: [String] = []
         var labels: [String: String?] = [:]
         for sample in samples {
@@ -45,7 +45,7 @@ public struct HistoryTimeline: Sendable, Hashable {
     /// Starts the range at `first`, the history's oldest row, when that is inside it: a history
     /// younger than the range (a new daemon, asked for the default 24 h) was never recorded
     /// before it, so that time is not "no data". Markers before it go with it.
-    public mutating func startAtFirstRow(_ first: Double?) {
+    package mutating func startAtFirstRow(_ first: Double?) {
         guard let first, first > since, first <= until else { return }
         since = first
         entries.removeAll { $0.timestamp < first }
@@ -53,7 +53,7 @@ public struct HistoryTimeline: Sendable, Hashable {
 
     /// Adds markers (reports read by the client) that are in range and not already present,
     /// keeping the entries in time order.
-    public mutating func merge(_ more: [HistoryEntry]) {
+    package mutating func merge(_ more: [HistoryEntry]) {
         var known = Set(entries.map { "\($0.kind.rawValue)/\($0.id)" })
         for entry in more where entry.timestamp >= since && entry.timestamp <= until {
             guard known.insert("\(entry.kind.rawValue)/\(entry.id)").inserted else { continue }

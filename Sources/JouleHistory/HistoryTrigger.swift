@@ -1,6 +1,6 @@
 /// Why a history row was written: the minute timer, a change the engines announced, the
 /// daemon starting or stopping, or the hourly down-sampling of rows older than 30 days.
-public enum HistoryTrigger: String, Sendable, Hashable, CaseIterable {
+package enum HistoryTrigger: String, Sendable, Hashable, CaseIterable {
     case start, minute, stop
     /// Low Power Mode turned on or off (or its source changed).
     case lowPowerMode
@@ -15,7 +15,7 @@ public enum HistoryTrigger: String, Sendable, Hashable, CaseIterable {
     case hourly
 
     /// Whether the row marks a change rather than a periodic reading.
-    public var isChange: Bool {
+    package var isChange: Bool {
         switch self {
         case .lowPowerMode, .thermalState, .chargeState, .line, .supply: true
         case .start, .minute, .stop, .hourly: false

@@ -4,8 +4,8 @@ import JouleTransferQueue
 import JouleHistory
 
 /// Rows for the history tests: a discharging laptop at `percentage`, two zones.
-public enum HistoryRows {
-    public static func sample(
+package enum HistoryRows {
+    package static func sample(
         _ time: Double, trigger: HistoryTrigger = .minute, percentage: Double? = 50, state: PowerSupplyState? = .discharging,
         power: Double? = 8, lowPowerMode: Bool = false, source: LowPowerModeSource = .auto, reason: String? = nil,
         thermal: ThermalState = .nominal, celsius: [Double?] = [45, 38], line: Bool? = false
@@ -19,7 +19,7 @@ public enum HistoryRows {
             })
     }
 
-    public static func transfer(_ time: Double, owner: UInt32, id: String = Transfer.newID()) -> HistoryEntry {
+    package static func transfer(_ time: Double, owner: UInt32, id: String = Transfer.newID()) -> HistoryEntry {
         HistoryEntry(
             timestamp: time, kind: .transfer, id: id, subtype: "completed", subject: "/home/u/a.iso", bytes: 1_000, ownerUID: owner)
     }

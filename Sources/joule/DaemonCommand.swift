@@ -79,9 +79,9 @@ struct DaemonCommand: AsyncParsableCommand {
 }
 
 extension JouleDaemon.BusKind: EnumerableFlag {
-    public static func name(for value: Self) -> NameSpecification { .customLong(value.rawValue) }
+    package static func name(for value: Self) -> NameSpecification { .customLong(value.rawValue) }
 
-    public static func help(for value: Self) -> ArgumentHelp? {
+    package static func help(for value: Self) -> ArgumentHelp? {
         switch value {
         case .system: "Serve on the system bus, for the machine (the default)."
         case .session: "Serve on the session bus, for one user."

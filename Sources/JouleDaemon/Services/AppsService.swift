@@ -7,17 +7,17 @@ import JouleApps
 /// `Inactive`, `Background`, `Suspend`, `Terminate`, `List`, the `Event` signal). Callers are
 /// known by the bus's record of their connection (uid and pid), never by what they send; an
 /// app may be moved only by its own user or root. The contract is `data/org.joule.Apps1.xml`.
-public final class AppsService: Sendable {
+package final class AppsService: Sendable {
 
     /// What the daemon does for each method; `DaemonApps` provides them.
-    public struct Handlers: Sendable {
-        public var register: @Sendable (_ sender: String, _ credentials: BusCredentials, _ options: [String: BusValue]) async throws(BusMethodError) -> String
-        public var attach: @Sendable (_ sender: String, _ credentials: BusCredentials, _ name: String, _ pid: UInt32, _ cgroup: String) async throws(BusMethodError) -> Void
-        public var exited: @Sendable (_ sender: String, _ name: String, _ detail: String) async throws(BusMethodError) -> Void
-        public var move: @Sendable (_ credentials: BusCredentials, _ request: AppLifecycleRequest, _ name: String) async throws(BusMethodError) -> Void
-        public var list: @Sendable (_ credentials: BusCredentials) async -> String
+    package struct Handlers: Sendable {
+        package var register: @Sendable (_ sender: String, _ credentials: BusCredentials, _ options: [String: BusValue]) async throws(BusMethodError) -> String
+        package var attach: @Sendable (_ sender: String, _ credentials: BusCredentials, _ name: String, _ pid: UInt32, _ cgroup: String) async throws(BusMethodError) -> Void
+        package var exited: @Sendable (_ sender: String, _ name: String, _ detail: String) async throws(BusMethodError) -> Void
+        package var move: @Sendable (_ credentials: BusCredentials, _ request: AppLifecycleRequest, _ name: String) async throws(BusMethodError) -> Void
+        package var list: @Sendable (_ credentials: BusCredentials) async -> String
 
-        public init(
+        package init(
             register: @escaping @Sendable (String, BusCredentials, [String: BusValue]) async throws(BusMethodError) -> String,
             attach: @escaping @Sendable (String, BusCredentials, String, UInt32, String) async throws(BusMethodError) -> Void,
             exited: @escaping @Sendable (String, String, String) async throws(BusMethodError) -> Void,
@@ -44,7 +44,7 @@ public final class AppsService: Sendable {
     }
 
     /// Exports the object; `log` hears signals that could not be sent.
-    public static func export(
+    package static func export(
         on bus: BusConnection, handlers: Handlers, log: @escaping @Sendable (String) -> Void
     ) async throws(BusError) -> AppsService {
         let service = AppsService(bus: bus, handlers: handlers, log: log)
@@ -53,7 +53,7 @@ public final class AppsService: Sendable {
     }
 
     /// Emits `Event` with one `joule app events --json` line.
-    public func announce(_ line: AppEventLine) async {
+    package func announce(_ line: AppEventLine) async {
         await signals.signal("Event", [.string(line.json.serialized)])
     }
 

@@ -5,21 +5,21 @@ import JouleEnergy
 /// The `org.joule.Energy1` object: the engines' state as D-Bus properties (read from a
 /// snapshot under a lock, so a property read never waits for the engines), its methods,
 /// and the change signals. The contract is `data/org.joule.Energy1.xml`.
-public final class EnergyService: Sendable {
+package final class EnergyService: Sendable {
 
     /// What the methods do, supplied by the daemon.
-    public struct Handlers: Sendable {
+    package struct Handlers: Sendable {
         /// `SetLowPowerMode(mode)` from `sender`, already parsed.
-        public var setLowPowerMode: @Sendable (_ mode: LowPowerOverride, _ sender: String) async throws(BusMethodError) -> Void
+        package var setLowPowerMode: @Sendable (_ mode: LowPowerOverride, _ sender: String) async throws(BusMethodError) -> Void
         /// The `GetStatus` JSON text.
-        public var status: @Sendable () async -> String
+        package var status: @Sendable () async -> String
         /// The `GetMetrics` text: what `/metrics` serves, for `joule export`.
-        public var metrics: @Sendable () async throws(BusMethodError) -> String
+        package var metrics: @Sendable () async throws(BusMethodError) -> String
         /// `GetHistory(since, until)` for `sender`: the `joule history --json` text. nil: the
         /// daemon keeps no history (no state directory), and the method says so.
-        public var history: (@Sendable (_ since: Double, _ until: Double, _ sender: String) async throws(BusMethodError) -> String)?
+        package var history: (@Sendable (_ since: Double, _ until: Double, _ sender: String) async throws(BusMethodError) -> String)?
 
-        public init(
+        package init(
             setLowPowerMode: @escaping @Sendable (LowPowerOverride, String) async throws(BusMethodError) -> Void,
             status: @escaping @Sendable () async -> String,
             metrics: @escaping @Sendable () async throws(BusMethodError) -> String = { () throws(BusMethodError) in
@@ -51,7 +51,7 @@ public final class EnergyService: Sendable {
     /// Exports the object on `bus` with `initial` state. The name is requested separately,
     /// after the export, so the first caller finds the object. `log` hears signals that could
     /// not be sent.
-    public static func export(
+    package static func export(
         on bus: BusConnection, initial: EnergyBusState, handlers: Handlers, log: @escaping @Sendable (String) -> Void
     ) async throws(BusError) -> EnergyService {
         let service = EnergyService(bus: bus, state: initial, log: log)
@@ -59,10 +59,10 @@ public final class EnergyService: Sendable {
         return service
     }
 
-    public var current: EnergyBusState { snapshot.value.withLock { $0 } }
+    package var current: EnergyBusState { snapshot.value.withLock { $0 } }
 
     /// Publishes `new`: PropertiesChanged for the properties that differ (one signal).
-    public func update(_ new: EnergyBusState) async {
+    package func update(_ new: EnergyBusState) async {
         let old = snapshot.value.withLock { state -> EnergyBusState in
             defer { state = new }
             return state
@@ -72,11 +72,11 @@ public final class EnergyService: Sendable {
         await signals.propertiesChanged(changed)
     }
 
-    public func powerStateDidChange(lowPowerMode: Bool, reason: String) async {
+    package func powerStateDidChange(lowPowerMode: Bool, reason: String) async {
         await signals.signal("PowerStateDidChange", [.bool(lowPowerMode), .string(reason)])
     }
 
-    public func thermalStateDidChange(state: ThermalState, previous: ThermalState, cause: String?) async {
+    package func thermalStateDidChange(state: ThermalState, previous: ThermalState, cause: String?) async {
         await signals.signal("ThermalStateDidChange", [.string(state.description), .string(previous.description), .string(cause ?? "")])
     }
 

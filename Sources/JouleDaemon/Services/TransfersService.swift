@@ -6,7 +6,7 @@ import JouleTransferQueue
 /// `List` and `ListSession`, and the `TransferChanged` / `TransferFinished` signals. Callers
 /// are known by the uid the bus gives for their connection (GetConnectionCredentials), never
 /// by anything they send. The contract is `data/org.joule.Transfers1.xml`.
-public final class TransfersService: Sendable {
+package final class TransfersService: Sendable {
 
     private let bus: BusConnection
     private let scheduler: TransferScheduler
@@ -21,7 +21,7 @@ public final class TransfersService: Sendable {
 
     /// Exports the object; the name is requested separately, after the export. `log` hears
     /// signals that could not be sent.
-    public static func export(
+    package static func export(
         on bus: BusConnection, scheduler: TransferScheduler, log: @escaping @Sendable (String) -> Void
     ) async throws(BusError) -> TransfersService {
         let service = TransfersService(bus: bus, scheduler: scheduler, log: log)
@@ -30,7 +30,7 @@ public final class TransfersService: Sendable {
     }
 
     /// Emits the signals for one scheduler notice.
-    public func announce(_ notice: TransferScheduler.Notice) async {
+    package func announce(_ notice: TransferScheduler.Notice) async {
         let transfer: Transfer
         switch notice {
         case .changed(let changed): transfer = changed
