@@ -1,11 +1,11 @@
 import Foundation
-import Testing
 @testable import JouleWorkloads
+import JouleTesting
+import Testing
 
 /// The YAML policy format: the committed example, defaults, overrides, and clear errors.
 @Suite struct EnforcePolicyTests {
-    static let examplePath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("examples/enforce-policy.yaml").path
+    static let examplePath = PackageRoot.url.appendingPathComponent("examples/enforce-policy.yaml").path
 
     static func parse(_ text: String) throws -> EnforcePolicy {
         try EnforcePolicy.parse(yaml: text, file: "policy.yaml")

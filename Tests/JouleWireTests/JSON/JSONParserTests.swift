@@ -1,5 +1,4 @@
 import JouleWire
-import JouleHardware
 import Testing
 
 @Suite struct JSONParserTests {

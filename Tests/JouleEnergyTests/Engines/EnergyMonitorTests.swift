@@ -97,8 +97,7 @@ final class EventLog: Sendable {
 
 /// The snapshot is computed once, with the engine's own thresholds.
 @Suite struct SnapshotThresholdTests {
-    static let xps = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("hw-fixtures/dell-xps-13-low-battery-discharging").path
+    static let xps = PackageRoot.url.appendingPathComponent("hw-fixtures/dell-xps-13-low-battery-discharging").path
 
     @Test func statusFollowsConfiguredThresholds() throws {
         let source = SysfsDeviceSource(root: Self.xps)

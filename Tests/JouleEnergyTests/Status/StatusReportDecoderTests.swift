@@ -2,13 +2,13 @@ import Foundation
 @testable import JouleWire
 @testable import JouleHardware
 @testable import JouleEnergy
+import JouleTesting
 import Testing
 
 /// `StatusReport(json:)` reads back everything `StatusReport.json` writes, and names the key
 /// of a malformed reply.
 @Suite struct StatusReportDecoderTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("hw-fixtures").path
+    static let fixtures = PackageRoot.url.appendingPathComponent("hw-fixtures").path
 
     static var fixtureNames: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? []).filter {

@@ -9,8 +9,7 @@ import Testing
 /// The enforce engine driven as the daemon will drive it: no CLI, a fixture tree for the
 /// energy states, a fake cgroup tree for the workloads.
 @Suite struct EnforcementSessionTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("hw-fixtures").path
+    static let fixtures = PackageRoot.url.appendingPathComponent("hw-fixtures").path
 
     final class Collected: Sendable {
         let outputs = Locked<[EnforcementSession.Output]>([])

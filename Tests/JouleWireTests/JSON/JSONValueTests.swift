@@ -1,6 +1,5 @@
 import Testing
 @testable import JouleWire
-@testable import JouleHardware
 
 @Suite struct JSONValueTests {
     @Test func unknownNumbersAreNull() {

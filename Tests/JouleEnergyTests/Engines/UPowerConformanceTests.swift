@@ -1,6 +1,7 @@
 import Foundation
 @testable import JouleHardware
 @testable import JouleEnergy
+import JouleTesting
 import Testing
 
 
@@ -8,9 +9,7 @@ import Testing
 /// see its README), replayed through joule's fixture reader and power-supply parser: each case
 /// becomes a sysfs tree in a temporary directory, laid out as umockdev lays out UPower's testbed.
 @Suite struct UPowerConformanceTests {
-    static let file = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Conformance/upower-battery-cases.json")
+    static let file = PackageRoot.url.appendingPathComponent("Tests/Conformance/upower-battery-cases.json")
 
     /// Each case as its own JSON bytes, keyed by name (Data is Sendable, [String: Any] is not).
     static let cases: [(name: String, data: Data)] = {
