@@ -64,25 +64,27 @@ package struct AppRunner: Sendable {
     /// org.joule.Energy1 when it runs (followed until the app exits), else from the stored
     /// override (`joule lowpower on`), read once.
     static func followConditions(supervisor: AppSupervisor, environment: [String: String]) async -> Task<Void, Never>? {
-        guard let daemon = await DaemonClient.find(environment: environment) else {
+        // With the daemon, the answer is the task following it (it closes the client); without, none.
+        await DaemonClient.withDaemonOrLocal(environment: environment, following: true) { daemon -> Task<Void, Never>?? in
+            if let state = try? await daemon.state() {
+                await supervisor.setConditions(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
+            }
+            return Task {
+                guard let events = try? await daemon.events() else { return }
+                for await event in events {
+                    switch event {
+                    case .state(let state):
+                        await supervisor.setConditions(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
+                    case .energy(let timed):
+                        await supervisor.setConditions(lowPowerMode: timed.lowPowerMode, thermalState: timed.thermalState)
+                    }
+                }
+                await daemon.close()
+            }
+        } local: {
             let on = LowPowerOverrideStore.forCurrentUser()?.load() == .on
             await supervisor.setConditions(lowPowerMode: on, thermalState: .nominal)
             return nil
-        }
-        if let state = try? await daemon.state() {
-            await supervisor.setConditions(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
-        }
-        return Task {
-            guard let events = try? await daemon.events() else { return }
-            for await event in events {
-                switch event {
-                case .state(let state):
-                    await supervisor.setConditions(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
-                case .energy(let timed):
-                    await supervisor.setConditions(lowPowerMode: timed.lowPowerMode, thermalState: timed.thermalState)
-                }
-            }
-            await daemon.close()
         }
     }
 

@@ -74,4 +74,26 @@ package final class AppsClient: Sendable {
     }
 
     package func close() async { await connection.close() }
+
+    /// Every lifecycle event line as it happens: those of this user's `joule run`s (through
+    /// `local`'s control sockets) and, when joule daemon serves `org.joule.Apps1`, those of the
+    /// apps it supervises. Ends once the local apps have exited and the daemon's signals end.
+    package static func events(local: AppControlClient, environment: [String: String]) async -> AsyncStream<JSONValue> {
+        let local = local.events()
+        let daemon = await find(environment: environment)
+        let remote = try? await daemon?.events()
+        let (merged, continuation) = AsyncStream.makeStream(of: JSONValue.self)
+        let pumps = Task {
+            await withTaskGroup(of: Void.self) { group in
+                // Local streams end with their apps; the daemon's lasts while it runs.
+                group.addTask { for await line in local { continuation.yield(line) } }
+                if let remote { group.addTask { for await line in remote { continuation.yield(line) } } }
+            }
+            continuation.finish()
+            // The daemon's signals end when its client's connection closes, so it lives as long.
+            withExtendedLifetime(daemon) {}
+        }
+        continuation.onTermination = { _ in pumps.cancel() }
+        return merged
+    }
 }

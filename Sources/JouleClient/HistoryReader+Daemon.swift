@@ -11,24 +11,19 @@ extension HistoryReader {
         since: Double, until: Double, environment: [String: String], isRoot: Bool, warn: (String) -> Void
     ) async throws(Failure) -> HistoryTimeline {
         let own = StateDirectory.resolve(environment: environment, isRoot: isRoot)
-        if let daemon = await DaemonClient.find(environment: environment) {
-            var answer: Result<HistoryTimeline, BusError>
+        return try await DaemonClient.withDaemonOrLocal(environment: environment) { daemon throws(Failure) -> HistoryTimeline? in
             do throws(BusError) {
-                answer = .success(try await fetch(daemon, since: since, until: until))
-            } catch {
-                answer = .failure(error)
-            }
-            await daemon.close()
-            switch answer {
-            case .success(var timeline):
+                var timeline = try await fetch(daemon, since: since, until: until)
                 if let own { timeline.merge(HistoryEntry.reports(in: ReportStore(directory: own.reports)).entries) }
                 return timeline
-            case .failure(let error):
+            } catch {
                 warn("joule daemon: \(error); reading the history file instead")
+                return nil
             }
+        } local: { () throws(Failure) -> HistoryTimeline in
+            guard let own else { throw .noStateDirectory }
+            return try read(stateDirectory: own, since: since, until: until)
         }
-        guard let own else { throw .noStateDirectory }
-        return try read(stateDirectory: own, since: since, until: until)
     }
 
     /// At most this much time per `GetHistory` call: a week of minute rows with many sensors is

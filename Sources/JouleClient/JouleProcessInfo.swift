@@ -26,13 +26,17 @@ public final class JouleProcessInfo: EnergyConditions {
 
     /// `live()` with the environment that names the buses.
     static func live(configuration: EnergyMonitor.Configuration, environment: [String: String]) async throws(HardwareError) -> JouleProcessInfo {
-        // A daemon that vanishes between the lookup and the first read is as good as none.
-        if let daemon = await DaemonClient.find(environment: environment), let info = try? await JouleProcessInfo(daemon: daemon) {
-            return info
+        // The info follows the daemon's signals for as long as it lives.
+        try await DaemonClient.withDaemonOrLocal(
+            environment: environment, following: true
+        ) { daemon throws(HardwareError) -> JouleProcessInfo? in
+            // A daemon that vanishes between the lookup and the first read is as good as none.
+            try? await JouleProcessInfo(daemon: daemon)
+        } local: { () throws(HardwareError) -> JouleProcessInfo in
+            try await JouleProcessInfo(
+                source: UdevDeviceSource(), overrideStore: LowPowerOverrideStore.forCurrentUser(),
+                clock: SystemClock(), configuration: configuration)
         }
-        return try await JouleProcessInfo(
-            source: UdevDeviceSource(), overrideStore: LowPowerOverrideStore.forCurrentUser(),
-            clock: SystemClock(), configuration: configuration)
     }
 
     /// Follows `daemon`: the values from its properties, then its signals and PropertiesChanged.

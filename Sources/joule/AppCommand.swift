@@ -153,20 +153,8 @@ struct AppEvents: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let local = try AppCommand.client().events()
-        let daemon = await AppsClient.find(environment: CurrentProcess.environment())
-        let remote = try? await daemon?.events()
-        let (merged, continuation) = AsyncStream.makeStream(of: JSONValue.self)
-        let pumps = Task {
-            await withTaskGroup(of: Void.self) { group in
-                // Local streams end with their apps; the daemon's lasts while it runs.
-                group.addTask { for await line in local { continuation.yield(line) } }
-                if let remote { group.addTask { for await line in remote { continuation.yield(line) } } }
-            }
-            continuation.finish()
-        }
-        defer { pumps.cancel() }
-        for await line in merged {
+        let local = try AppCommand.client()
+        for await line in await AppsClient.events(local: local, environment: CurrentProcess.environment()) {
             if json {
                 Console.out(line.serialized)
                 continue

@@ -28,17 +28,15 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let textfile { try UserPath.directory(textfile, option: "--textfile", command: "export") }
-        guard let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) else {
+        let text: String = try await DaemonClient.withDaemonOrLocal(environment: CurrentProcess.environment()) { daemon in
+            do {
+                return try await daemon.metrics()
+            } catch {
+                throw JouleExit.system("joule daemon: \(error)", command: "export")
+            }
+        } local: {
             throw JouleExit.system("no joule daemon on the session or system bus (org.joule.Energy1): nothing to export", command: "export")
         }
-        let text: String
-        do {
-            text = try await daemon.metrics()
-        } catch {
-            await daemon.close()
-            throw JouleExit.system("joule daemon: \(error)", command: "export")
-        }
-        await daemon.close()
         guard let textfile else {
             _ = Console.write(text, to: .standardOutput)
             return

@@ -33,12 +33,18 @@ struct LowPowerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let value = mode.flatMap(LowPowerOverride.init(rawValue:))
-        if let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) {
-            try await throughDaemon(daemon, value)
-            await daemon.close()
-            return
+        try await DaemonClient.withDaemonOrLocal(environment: CurrentProcess.environment()) { daemon in
+            // A daemon that refuses is not overruled by storing the choice here.
+            try await Self.throughDaemon(daemon, value)
+            return ()
+        } local: {
+            try Self.keep(value)
         }
-        guard let store = Self.store() else { throw JouleExit.system("no state directory: set JOULE_STATE_DIR or HOME") }
+    }
+
+    /// Without the daemon: prints the stored choice, or stores `value`.
+    private static func keep(_ value: LowPowerOverride?) throws {
+        guard let store = store() else { throw JouleExit.system("no state directory: set JOULE_STATE_DIR or HOME") }
         guard let value else {
             Console.out(store.load().rawValue)
             return
@@ -49,7 +55,7 @@ struct LowPowerCommand: AsyncParsableCommand {
             throw JouleExit.system("cannot store the Low Power Mode override: \(error)")
         }
         Console.out("Low Power Mode: \(value.rawValue) (saved to \(store.path))")
-        Console.error(Self.notEnacted)
+        Console.error(notEnacted)
     }
 
     /// Without the daemon a choice is only kept: nothing holds power-saver or writes a knob.
@@ -59,7 +65,7 @@ struct LowPowerCommand: AsyncParsableCommand {
         (or joule daemon --session for this user).
         """
 
-    private func throughDaemon(_ daemon: DaemonClient, _ value: LowPowerOverride?) async throws {
+    private static func throughDaemon(_ daemon: DaemonClient, _ value: LowPowerOverride?) async throws {
         do throws(BusError) {
             guard let value else {
                 Console.out(try await daemon.lowPowerOverride().rawValue)
@@ -68,7 +74,6 @@ struct LowPowerCommand: AsyncParsableCommand {
             try await daemon.setLowPowerMode(value)
             Console.out("Low Power Mode: \(value.rawValue) (set through joule daemon)")
         } catch {
-            await daemon.close()
             if error.remoteName == "org.freedesktop.DBus.Error.AccessDenied", case .remote(_, _, _, let message) = error {
                 throw JouleExit.system("not authorised to set Low Power Mode: \(message)")
             }

@@ -41,17 +41,23 @@ struct StatusRequest: Equatable {
     }
 
     func run() async throws {
-        if root == nil, let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) {
+        let environment = CurrentProcess.environment()
+        let text = try await DaemonClient.withDaemonOrLocal(environment: environment, askingDaemon: root == nil) { daemon in
             do {
-                try await fromDaemon(daemon)
-                await daemon.close()
-                return
+                return try await fromDaemon(daemon)
             } catch {
                 // The daemon left or answered nonsense: the hardware is still here to read.
                 Console.error("joule: joule daemon: \(error); reading the hardware directly")
-                await daemon.close()
+                return nil
             }
+        } local: {
+            try fromHardware()
         }
+        Console.out(text)
+    }
+
+    /// The status read here: the devices under `root`, or the live system's.
+    private func fromHardware() throws -> String {
         let devices = try DeviceRoot(root)
         let source = devices.source, procRoot = devices.procRoot
         let cpu = devices.isFixture
@@ -69,22 +75,15 @@ struct StatusRequest: Equatable {
             Console.error("joule: \(error)")
             throw ExitCode(1)
         }
-        if json {
-            Console.out(JSONValue.object(report.json).serialized)
-        } else {
-            Console.out(StatusTable.render(report))
-        }
+        return json ? JSONValue.object(report.json).serialized : StatusTable.render(report)
     }
 
     /// The daemon's GetStatus, checked by decoding it; the table also needs its properties.
-    private func fromDaemon(_ daemon: DaemonClient) async throws {
+    private func fromDaemon(_ daemon: DaemonClient) async throws -> String {
         let text = try await daemon.status()
         let report = try StatusReport(json: text)
-        if json {
-            Console.out(text.trimmingWhitespace)
-        } else {
-            let state = try await daemon.state()
-            Console.out(StatusTable.render(report, daemon: .init(state: state, bus: daemon.bus)))
-        }
+        if json { return text.trimmingWhitespace }
+        let state = try await daemon.state()
+        return StatusTable.render(report, daemon: .init(state: state, bus: daemon.bus))
     }
 }

@@ -81,9 +81,16 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if !configuresEngines, let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) {
-            if try await follow(daemon) { return }
+        let environment = CurrentProcess.environment()
+        try await DaemonClient.withDaemonOrLocal(environment: environment, askingDaemon: !configuresEngines) { daemon in
+            try await follow(daemon) ? () : nil
+        } local: {
+            try await watchHardware()
         }
+    }
+
+    /// Runs engines of watch's own on the devices under `root`, or the live system's.
+    private func watchHardware() async throws {
         var configuration = EnergyMonitor.Configuration()
         configuration.schedule.fixedInterval = interval.map { .seconds($0) }
         configuration.power.lowPercent = lowPowerAt ?? Self.defaultLowPowerAt
@@ -166,7 +173,6 @@ struct WatchCommand: AsyncParsableCommand {
             return !Task.isCancelled
         }
         await hooks?.finish()
-        await daemon.close()
         if left {
             Console.error("joule: joule daemon left the bus")
             throw ExitCode(1)
