@@ -1,4 +1,5 @@
 import Foundation
+@testable import JouleWire
 @testable import JouleHardware
 @testable import JouleEnergy
 @testable import JouleHistory
