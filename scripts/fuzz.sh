@@ -175,7 +175,7 @@ names = {"hci": "HCI event decoder (typed + allocation-free path + NDJSON writer
          "cpustat": "/proc/stat → CPUStat.parse",
          "http": "response heads → ContentRange, RetryAfter/HTTPDate (3 forms), strong ETag, RedirectTarget, ResponseHeadCheck",
          "config": "daemon YAML → DaemonConfiguration.parse (Yams + DaemonConfigurationReader)",
-         "lifecycle": "lifecycle/control socket JSON → LifecycleMessage (both directions), AppControlMessage, JouleApplication's LifecyclePacket",
+         "lifecycle": "lifecycle/control socket JSON → LifecycleMessage (both directions), AppControlMessage, JouleApplication's reading of joule's packets",
          "transferrequest": "Transfers1.Add a{sv} → TransferRequest(busValue:), validated(), round trip",
          "powercap": "powercap RAPL zone files → RAPLReader, RAPLMeter (wraps, host watts)",
          "cpufreq": "cpufreq policy and knob files → PowerKnobInventory, CPUFreqPolicy, KnobText",

@@ -1,12 +1,10 @@
-/// Where the app stands in its lifecycle, as joule reports it in every event's `state`.
-/// The raw values are the words on the socket.
-public enum ApplicationState: String, Sendable, Hashable, CaseIterable {
-    case active
-    case inactive
-    case background
-    case suspended
-    case terminated
+// This one type re-exported, nothing else of JouleWire: an app that imports JouleApplication
+// alone can name it and its cases, also under the MemberImportVisibility feature.
+@_exported import enum JouleWire.AppLifecycleState
 
-    /// `active` and `inactive` are the foreground; only there is `backgroundTimeRemaining` nil.
-    public var isForeground: Bool { self == .active || self == .inactive }
-}
+/// Where the app stands in its lifecycle, as joule reports it in every event's `state`
+/// (`active`, `inactive`, `background`, `suspended`, `terminated`; the raw values are the words
+/// on the socket). JouleWire's `AppLifecycleState`, the one definition joule uses too; the old
+/// name stays so apps' sources keep compiling. `isForeground` is true for `active` and
+/// `inactive`, the only states where `backgroundTimeRemaining` is nil.
+public typealias ApplicationState = AppLifecycleState

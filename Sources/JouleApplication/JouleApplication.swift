@@ -1,10 +1,12 @@
+import JouleWire
 
 /// An app's side of joule's lifecycle socket, modelled on UIApplication.
 ///
 /// A final class rather than an actor: the reader thread must update `applicationState`,
 /// resolve replies and call the delegate synchronously, in packet order, without hopping
-/// onto an executor; everything mutable sits behind one `StateLock`, so the class is `Sendable`
-/// without `@unchecked`.
+/// onto an executor; everything mutable sits behind one `Locked` (JouleWire's pthread mutex), so
+/// the class is `Sendable` without `@unchecked`. What goes over the socket is JouleWire's
+/// `LifecycleMessage`, the codec joule itself writes with.
 ///
 /// ```swift
 /// let app = try JouleApplication.connect(delegate: myDelegate)   // nil outside `joule run`
@@ -18,7 +20,7 @@ public final class JouleApplication: Sendable {
     /// Held strongly (UIApplication's is weak, but here nothing else may own it); a delegate
     /// that keeps the app too forms a cycle, which only `close()` then ends.
     private let delegate: (any JouleApplicationDelegate)?
-    private let state = StateLock(State())
+    private let state = Locked(State())
 
     private struct State {
         var applicationState = ApplicationState.active
@@ -112,7 +114,7 @@ public final class JouleApplication: Sendable {
         name: String,
         expirationHandler: (@Sendable () -> Void)? = nil
     ) async throws -> BackgroundTaskIdentifier {
-        let bytes = try LifecycleRequest.beginBackgroundTask(name: name).encoded()
+        let bytes = try Self.packet(.beginBackgroundTask(name: name))
         return try await withCheckedThrowingContinuation { continuation in
             enqueue(bytes, .begin(expirationHandler: expirationHandler, continuation)) {
                 continuation.resume(throwing: $0)
@@ -124,7 +126,7 @@ public final class JouleApplication: Sendable {
     /// closed (which ended every task) does nothing, as on iOS. No reply comes.
     public func endBackgroundTask(_ identifier: BackgroundTaskIdentifier) throws {
         guard identifier != .invalid else { return }
-        let bytes = try LifecycleRequest.endBackgroundTask(identifier.rawValue).encoded()
+        let bytes = try Self.packet(.endBackgroundTask(taskId: identifier.rawValue))
         try state.withLock { s throws(JouleApplicationError) in
             guard s.openTasks.removeValue(forKey: identifier.rawValue) != nil else { return }
             do throws(JouleApplicationError) {
@@ -137,7 +139,7 @@ public final class JouleApplication: Sendable {
 
     /// Seconds of background time left; nil in the foreground.
     public func backgroundTimeRemaining() async throws -> Double? {
-        let bytes = try LifecycleRequest.backgroundTimeRemaining.encoded()
+        let bytes = try Self.packet(.backgroundTimeRemaining)
         return try await withCheckedThrowingContinuation { continuation in
             enqueue(bytes, .remaining(continuation)) { continuation.resume(throwing: $0) }
         }
@@ -148,6 +150,14 @@ public final class JouleApplication: Sendable {
     public func close() {
         socket.close()
         connectionEnded()
+    }
+
+    /// A request's packet, refused before sending when over the protocol's limit (a very long
+    /// task name).
+    private static func packet(_ request: LifecycleMessage) throws(JouleApplicationError) -> [UInt8] {
+        let bytes = request.encoded
+        guard bytes.count <= LifecycleMessage.maxBytes else { throw .requestTooLarge(bytes: bytes.count) }
+        return bytes
     }
 
     /// Sends and records the request under one lock, so the pending order is the send order
@@ -169,19 +179,23 @@ public final class JouleApplication: Sendable {
     private func handle(_ received: LifecycleSocket.Received) {
         switch received {
         case .oversized(let bytes):
-            ignore("packet of \(bytes) bytes exceeds \(LifecycleSocket.maxPacketBytes)")
+            ignore("packet of \(bytes) bytes exceeds \(LifecycleMessage.maxBytes)")
         case .packet(let bytes):
-            let packet: LifecyclePacket
+            let message: LifecycleMessage
             do {
-                packet = try LifecyclePacket.decode(bytes)
+                message = try LifecycleMessage.decodeFromJoule(bytes)
             } catch {
                 ignore("malformed packet (\(bytes.count) bytes): \(error)")
                 return
             }
-            switch packet {
-            case .event(let event): deliver(event)
-            case .taskReply(let id, _): resolveTaskReply(id)
-            case .remainingReply(let remaining): resolveRemainingReply(remaining)
+            switch message {
+            case .event(let name, let state, let deadline): deliver(LifecycleEvent(name: name, state: state, deadline: deadline))
+            // The reply's `remaining` is not used: as on iOS, beginning a task gives only its id.
+            case .taskBegan(let id, _): resolveTaskReply(id)
+            case .remaining(let remaining): resolveRemainingReply(remaining)
+            case .beginBackgroundTask, .endBackgroundTask, .backgroundTimeRemaining:
+                // decodeFromJoule reads none of the app's own requests; kept for exhaustiveness.
+                ignore("an app's request from joule: \(message)")
             }
         }
     }

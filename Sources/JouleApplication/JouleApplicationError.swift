@@ -1,3 +1,5 @@
+import JouleWire
+
 /// What the app side can throw. Malformed packets from joule are never thrown: they are
 /// counted (`JouleApplication.ignoredPacketCount`) and the last is kept for diagnostics.
 public enum JouleApplicationError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -23,7 +25,7 @@ public enum JouleApplicationError: Error, Sendable, Hashable, CustomStringConver
         case .sendFailed(let errno, let reason):
             return "sending to joule's lifecycle socket failed: \(reason) (errno \(errno))"
         case .requestTooLarge(let bytes):
-            return "request of \(bytes) bytes exceeds the lifecycle protocol's \(LifecycleSocket.maxPacketBytes)"
+            return "request of \(bytes) bytes exceeds the lifecycle protocol's \(LifecycleMessage.maxBytes)"
         case .unexpectedReply(let detail):
             return "unexpected reply from joule: \(detail)"
         case .readerThreadFailed(let errno):

@@ -4,7 +4,8 @@ public struct LifecycleEvent: Sendable, Hashable {
     /// The state the app is in after this event.
     public var state: ApplicationState
     /// Unix seconds (not an interval, unlike iOS): the end of the grace period on
-    /// `didEnterBackground`, the end of the budget on `backgroundTimeWillExpire`, else nil.
+    /// `didEnterBackground`, the end of the budget on `backgroundTimeWillExpire`, else nil
+    /// (also when joule left the key out).
     public var deadline: Double?
 
     public init(name: LifecycleEventName, state: ApplicationState, deadline: Double? = nil) {

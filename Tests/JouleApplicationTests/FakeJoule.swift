@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import JouleApplication
+import JouleWire
 
 /// Joule's side of the lifecycle socket, for the tests: a listening SOCK_SEQPACKET socket in a
 /// fresh temporary directory. The only test file that calls C. Every wait polls without
@@ -84,9 +85,9 @@ final class FakeJoule: Sendable {
 
 /// One accepted connection, as joule holds it.
 final class FakeConnection: Sendable {
-    private let fd: StateLock<Int32>
+    private let fd: Locked<Int32>
 
-    init(fd: Int32) { self.fd = StateLock(fd) }
+    init(fd: Int32) { self.fd = Locked(fd) }
 
     deinit { close() }
 

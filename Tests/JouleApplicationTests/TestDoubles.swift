@@ -1,4 +1,5 @@
 @testable import JouleApplication
+import JouleWire
 
 /// Bounded wait: polls `condition` until it holds, failing after `timeout` instead of hanging.
 func eventually(
@@ -14,7 +15,7 @@ func eventually(
 /// A delegate that logs each callback with the state the app reported at that moment; the
 /// tests' expiration handlers write to the same log so the order between them shows.
 final class RecordingDelegate: JouleApplicationDelegate {
-    private let log = StateLock<[String]>([])
+    private let log = Locked<[String]>([])
 
     var entries: [String] { log.withLock { $0 } }
 
@@ -39,8 +40,8 @@ final class RecordingDelegate: JouleApplicationDelegate {
 
 /// Drains one `events` stream in a task and remembers what came and whether it finished.
 final class EventCollector: Sendable {
-    private let received = StateLock<[LifecycleEvent]>([])
-    private let done = StateLock(false)
+    private let received = Locked<[LifecycleEvent]>([])
+    private let done = Locked(false)
 
     init(_ stream: AsyncStream<LifecycleEvent>) {
         Task { [self] in

@@ -67,7 +67,11 @@ public enum LifecycleMessage: Sendable, Hashable {
         }
     }
 
-    /// Reads a packet joule sent (for apps and their libraries).
+    /// Reads a packet joule sent (for apps and their libraries; JouleApplication reads with it).
+    /// Lenient where joule's output could differ, so an app that links a newer library keeps
+    /// reading what an older joule sends: `deadline` and `remaining` may be left out (read as
+    /// null). A `taskId` is 1 or more, or null (a refusal); `3.0` or `1e1` is an integer, as
+    /// `JSONValue.intValue` reads one.
     public static func decodeFromJoule(_ bytes: [UInt8]) throws(LifecycleMessageError) -> LifecycleMessage {
         let object = try parseObject(bytes, length: nil, limit: maxBytes)
         if object["event"] != nil {
@@ -81,12 +85,16 @@ public enum LifecycleMessage: Sendable, Hashable {
             }
             return .event(event, state: state, deadline: try seconds("deadline", of: object, in: "event message"))
         }
-        if object["taskId"] != nil {
-            let value = try field("taskId", of: object, in: "task reply")
-            guard value.isNull || value.intValue != nil else {
-                throw .wrongType("taskId", in: "task reply", expected: "an integer or null")
+        if let value = object["taskId"] {
+            var id: Int?
+            if !value.isNull {
+                // joule numbers an app's tasks from 1; an app's library takes 0 for "no task".
+                guard let number = value.intValue, number >= 1 else {
+                    throw .wrongType("taskId", in: "task reply", expected: "a positive integer or null")
+                }
+                id = number
             }
-            return .taskBegan(taskId: value.intValue, remaining: try seconds("remaining", of: object, in: "task reply"))
+            return .taskBegan(taskId: id, remaining: try seconds("remaining", of: object, in: "task reply"))
         }
         if object["remaining"] != nil {
             return .remaining(try seconds("remaining", of: object, in: "remaining reply"))
@@ -121,10 +129,9 @@ public enum LifecycleMessage: Sendable, Hashable {
         return text
     }
 
-    /// A number of seconds or null.
+    /// A number of seconds, or nil for null or a key left out.
     private static func seconds(_ key: String, of object: JSONValue, in message: String) throws(LifecycleMessageError) -> Double? {
-        let value = try field(key, of: object, in: message)
-        if value.isNull { return nil }
+        guard let value = object[key], !value.isNull else { return nil }
         guard let seconds = value.doubleValue else { throw .wrongType(key, in: message, expected: "a number or null") }
         return seconds
     }

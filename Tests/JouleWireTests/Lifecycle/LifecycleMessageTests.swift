@@ -109,12 +109,12 @@ import Testing
                 return error
             }
         }
-        #expect(error(#"{"event":"didEnterBackground","state":"background"}"#) == .missingKey("deadline", in: "event message"))
+        #expect(error(#"{"event":"didEnterBackground"}"#) == .missingKey("state", in: "event message"))
         #expect(error(#"{"event":"nap","state":"background","deadline":null}"#)
             == .wrongType("event", in: "event message", expected: "an event name, not \"nap\""))
         #expect(error(#"{"event":"killed","state":"asleep","deadline":null}"#)
             == .wrongType("state", in: "event message", expected: "a state name, not \"asleep\""))
-        #expect(error(#"{"taskId":"1","remaining":3}"#) == .wrongType("taskId", in: "task reply", expected: "an integer or null"))
+        #expect(error(#"{"taskId":"1","remaining":3}"#) == .wrongType("taskId", in: "task reply", expected: "a positive integer or null"))
         #expect(error(#"{"remaining":"soon"}"#) == .wrongType("remaining", in: "remaining reply", expected: "a number or null"))
         #expect(error(#"{"hello":1}"#) == .unrecognized("no \"event\", \"taskId\" or \"remaining\" key"))
     }

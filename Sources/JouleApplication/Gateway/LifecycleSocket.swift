@@ -1,13 +1,11 @@
 import Glibc
+import JouleWire
 
 /// The module's only C-calling file: one SOCK_SEQPACKET connection to joule and its reader
 /// thread. The reader blocks in poll(2) on the socket and a stop pipe, and is the only one that
 /// closes the descriptors (under `descriptors`' lock, after marking them closed), so a send
 /// racing `close()` can never write to a reused descriptor number.
 final class LifecycleSocket: Sendable {
-    /// The protocol's packet limit, both ways.
-    static let maxPacketBytes = 4096
-
     /// What the reader hands over: a packet, or the size of one that was too large.
     enum Received: Sendable {
         case packet([UInt8])
@@ -24,7 +22,7 @@ final class LifecycleSocket: Sendable {
     private let fd: Int32
     private let stopRead: Int32
     private let stopWrite: Int32
-    private let descriptors = StateLock(Descriptors())
+    private let descriptors = Locked(Descriptors())
 
     /// `JOULE_LIFECYCLE_SOCKET`, or nil when unset or empty (not run under `joule run`).
     static func environmentPath() -> String? {
@@ -142,9 +140,9 @@ final class LifecycleSocket: Sendable {
     }
 
     private func readLoop(_ onPacket: @Sendable (Received) -> Void) {
-        // One byte more than the limit plus MSG_TRUNC: recv returns the packet's real length,
-        // so an oversized packet is recognised and its excess is discarded with it.
-        var buffer = [UInt8](repeating: 0, count: Self.maxPacketBytes + 1)
+        // One byte more than the protocol's limit plus MSG_TRUNC: recv returns the packet's real
+        // length, so an oversized packet is recognised and its excess is discarded with it.
+        var buffer = [UInt8](repeating: 0, count: LifecycleMessage.maxBytes + 1)
         while true {
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: stopRead, events: Int16(POLLIN), revents: 0)]
@@ -169,7 +167,7 @@ final class LifecycleSocket: Sendable {
                 onPacket(.packet([]))
                 continue
             }
-            if n > Self.maxPacketBytes {
+            if n > LifecycleMessage.maxBytes {
                 onPacket(.oversized(bytes: n))
             } else {
                 onPacket(.packet(Array(buffer[0..<n])))
