@@ -46,7 +46,9 @@ extension Syscalls {
     nonisolated(unsafe) private static var frozenGuardInstalled = false
     /// Orders the threads that mark and unmark: two claiming the same free slot at once lost a
     /// path, which a crash then left frozen. The crash handler reads without it.
-    private static let frozenTableLock = Locked(())
+    // An Int, not (): under ThreadSanitizer a zero-sized value's inout access is reported at
+    // the lock object's own address, where every caller reads its type, as a race (issue 33).
+    private static let frozenTableLock = Locked(0)
 
     /// Installs the stopped-process guard, then crash handlers that first write `0` to every
     /// recorded `cgroup.freeze` (open/write/close are async-signal-safe), then hand over to

@@ -162,7 +162,9 @@ extension Syscalls {
 
     /// Orders the threads that mark and unmark: two claiming the same free slot at once lost
     /// one PID, which a crash then left stopped. The crash handler reads without it.
-    private static let stoppedTableLock = Locked(())
+    // An Int, not (): under ThreadSanitizer a zero-sized value's inout access is reported at
+    // the lock object's own address, where every caller reads its type, as a race (issue 33).
+    private static let stoppedTableLock = Locked(0)
 
     /// Records `pid` as possibly stopped by us; false when the table is full.
     static func markPossiblyStopped(_ pid: Int32) -> Bool {

@@ -280,7 +280,9 @@ extension Syscalls {
     /// Listeners' slots live in C (`joule_signal_slot_*`), read by the C handler with atomic
     /// loads; the lock orders registrations among themselves.
     private static let signalSlotCount = Int(JOULE_SIGNAL_SLOTS)
-    private static let signalSlotLock = Locked(())
+    // An Int, not (): under ThreadSanitizer a zero-sized value's inout access is reported at
+    // the lock object's own address, where every caller reads its type, as a race (issue 33).
+    private static let signalSlotLock = Locked(0)
 
     /// A listener's pipe: read the signal numbers from `read`; `slot` identifies it to
     /// `closeSignalPipe`.
