@@ -129,7 +129,7 @@ let package = Package(
         // the libraries as NIOEmbedded is.
         .target(
             name: "JouleTesting",
-            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleTransferQueue", "JouleHistory"]),
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleTransferQueue", "JouleHistory", "CJouleShims"]),
         // A stand-in org.joule.Energy1, for the client tests; apart so the lower tests do not link the daemon.
         .target(name: "JouleDaemonTesting", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleDaemon", "JouleTesting"]),
         // One test target per module.

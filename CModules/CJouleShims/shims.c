@@ -35,6 +35,10 @@ int joule_pidfd_send_signal(int pidfd, int sig, siginfo_t *info, unsigned int fl
 #endif
 }
 
+int joule_tgkill(pid_t tgid, pid_t tid, int sig) {
+    return (int)syscall(SYS_tgkill, tgid, tid, sig);
+}
+
 static void joule_spawn_fail(int report_fd) {
     int code = errno;
     ssize_t ignored = write(report_fd, &code, sizeof code);

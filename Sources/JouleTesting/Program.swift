@@ -114,7 +114,13 @@ extension Process {
     /// reporter, say) keeps the zombie unreaped for as long as it lives.
     @discardableResult
     public func end(_ signal: Int32 = SIGKILL, timeout: Double = 30) async -> Int32 {
-        if isRunning { kill(processIdentifier, signal) }
+        if isRunning {
+            if SignalGateway.isCrash(signal) {
+                SignalGateway.signalMainThread(processIdentifier, signal)
+            } else {
+                kill(processIdentifier, signal)
+            }
+        }
         if await !eventually(timeout: timeout, every: .milliseconds(10), { !isRunning }) { kill(processIdentifier, SIGKILL) }
         if await !eventually(timeout: 10, every: .milliseconds(10), { !isRunning }), Self.isZombie(processIdentifier) {
             return Self.unreaped

@@ -19,6 +19,9 @@ int joule_limit_malloc_arenas(int count);
 // pidfd_send_signal(2), for the same reason.
 int joule_pidfd_send_signal(int pidfd, int sig, siginfo_t *info, unsigned int flags);
 
+// tgkill(2): a signal for one thread of a process, as a crash raises it (the tests' crashes).
+int joule_tgkill(pid_t tgid, pid_t tid, int sig);
+
 // Starts a child for `joule run`. fork(2) then, in the child, only async-signal-safe calls
 // (Swift cannot run between fork and exec in a threaded process): reset the signal mask and
 // the dispositions joule changed, join a cgroup by writing "0" to `cgroup_procs_fd` (when
