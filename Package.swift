@@ -149,7 +149,7 @@ let package = Package(
             dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleTesting"]),
         .testTarget(
             name: "JouleLocationTests",
-            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleLocation", "JouleTesting"]),
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleLocation"]),
         .testTarget(
             name: "JouleAppsTests",
             dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTesting"]),

@@ -5,7 +5,7 @@ import JouleHardware
 struct Joule: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "joule",
-        abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU, beacons and deferred transfers.",
+        abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU, beacons, location and deferred transfers.",
         version: JouleVersion.current,
         subcommands: [
             StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self,

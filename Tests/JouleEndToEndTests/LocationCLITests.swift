@@ -36,6 +36,25 @@ import Testing
         }
     }
 
+    /// hw-fixtures/location/walk.ndjson (scripts/make-location-fixture.py): a two-minute walk as
+    /// gpspipe -w prints it, with no-fix TPVs first, accuracy improving from 80 m to 4 m and a 2D
+    /// fix at 60 s. The expected files were checked by hand against the walk: once with a 3 s
+    /// TTFF stops at 18 s (eph 8 ≤ 10); watch at 62 m delivers 15 s (first with eph ≤ 20), 60 s
+    /// (45 steps of 1.4 m, the 2D fix: no altitude) and 105 s; deferral by 30 s batches 31 fixes.
+    @Test(arguments: [
+        ("once", ["--accuracy", "10", "--ttff", "3"]), ("watch", ["--accuracy", "20", "--distance", "62"]),
+        ("deferred", ["--accuracy", "20", "--defer-time", "30"]),
+    ])
+    func walkFixture(name: String, options: [String]) async throws {
+        let directory = CLIHarness.fixturesDirectory.appendingPathComponent("location")
+        let command = name == "deferred" ? "watch" : name
+        let result = try await CLIHarness.run(
+            ["location", command, "--json", "--replay", directory.appendingPathComponent("walk.ndjson").path] + options)
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try String(contentsOf: directory.appendingPathComponent("\(name).expected.ndjson"), encoding: .utf8)
+        #expect(result.stdout == expected)
+    }
+
     @Test func onceStopsAtTheFirstAccurateFix() async throws {
         let scratch = try ScratchDirectory(prefix: "joule-location")
         let path = try Self.write(Self.track([(0, 0, 60), (1, 1, 40), (2, 2, 20), (3, 3, 5)]), in: scratch)
