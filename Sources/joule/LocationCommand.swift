@@ -30,10 +30,10 @@ struct LocationOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Replay a `gpspipe -w` recording, on its own time (as --source replay:FILE).", valueName: "file"))
     var replay: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Horizontal accuracy wanted, metres (default 100).", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Horizontal accuracy wanted, metres.", valueName: "m"))
     var accuracy: Double = 100
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Time to first fix after the receiver goes on, seconds (default 0).", valueName: "s"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Time to first fix after the receiver goes on, seconds.", valueName: "s"))
     var ttff: Double = 0
 
     @Flag(help: "One JSON line per event (NDJSON).")
@@ -89,7 +89,7 @@ struct LocationOnceCommand: AsyncParsableCommand {
 
     @OptionGroup var options: LocationOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Give up waiting for the accuracy after this long from the receiver going on, seconds (default 30).", valueName: "s"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Give up waiting for the accuracy after this long from the receiver going on, seconds.", valueName: "s"))
     var timeout: Double = 30
 
     func validate() throws {
@@ -123,7 +123,7 @@ struct LocationWatchCommand: AsyncParsableCommand {
 
     @OptionGroup var options: LocationOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Deliver a fix only this far from the last one delivered, metres (default 0).", valueName: "m"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Deliver a fix only this far from the last one delivered, metres.", valueName: "m"))
     var distance: Double = 0
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Hold fixes until one lies this far from the batch's first, metres.", valueName: "m"))
