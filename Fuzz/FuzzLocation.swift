@@ -4,7 +4,8 @@ import JouleLocation
 /// gpsd report lines: each through the TPV decoder alone, then the whole input as a replay
 /// under the receiver model, with `once` and `watch` (distance filter and deferral) run on it.
 /// Beyond not trapping: no decoded fix may be out of range or non-finite, no error may lack
-/// its line, and the receiver may not be on longer than the session.
+/// its line, the receiver may not be on longer than the session, and auto-pause turns it
+/// off and on in turn.
 func fuzzTPV(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).prefix(64).enumerated() {
@@ -45,4 +46,17 @@ func fuzzTPV(_ bytes: [UInt8]) {
         if case .deferred(let fixes, _) = event { delivered += fixes.count }
     })
     check(delivered <= track.records.count, "delivered \(delivered)")
+    // Auto-pause: the receiver's turns alternate, and a pause is followed by the receiver off.
+    var paused = ReplayReceiver(track: track, ttffMicros: Int64(bytes.last ?? 0) * 10_000)
+    var turns: [Bool] = []
+    var lastWasPause = false
+    session(LocationWatch.run(WatchRequest(pauseWhenStationaryMicros: 2_000_000, probeMicros: 5_000_000), receiver: &paused) { event in
+        if lastWasPause { check(event == .receiver(isOn: false, timeMicros: { if case .receiver(_, let t) = event { t } else { -1 } }()), "off after pause") }
+        lastWasPause = if case .paused = event { true } else { false }
+        if case .receiver(let on, _) = event {
+            check(turns.last != on, "receiver turned \(on) twice")
+            turns.append(on)
+        }
+    })
+    check(turns.last != true, "receiver left on")
 }

@@ -11,6 +11,10 @@ public enum LocationEvent: Sendable, Equatable {
     case location(LocationFix, accuracyMet: Bool?)
     /// Fixes held back and delivered together.
     case deferred([LocationFix], reason: DeferralReason)
+    /// Auto-pause: the device stood still; the receiver goes off and probes.
+    case paused(timeMicros: Int64)
+    /// Auto-pause: a probe found the device moved; updates go on.
+    case resumed(timeMicros: Int64)
     /// The session's end: the receiver's on-time, the span and the fixes it received.
     case summary(LocationSummary)
 }
@@ -79,6 +83,10 @@ extension LocationEvent {
             else { ["event": .string("location"), "fix": .object(fix.jsonObject)] }
         case .deferred(let fixes, let reason):
             ["event": .string("deferred"), "fixes": .array(fixes.map { .object($0.jsonObject) }), "reason": .string(reason.rawValue)]
+        case .paused(let time):
+            ["event": .string("paused"), "reason": .string("stationary"), "time": .string(UTCTime.text(time))]
+        case .resumed(let time):
+            ["event": .string("resumed"), "reason": .string("moved"), "time": .string(UTCTime.text(time))]
         case .summary(let summary):
             [
                 "event": .string("summary"), "receiverOnS": .double(Double(summary.receiverOnMicros) / 1e6),
@@ -95,6 +103,8 @@ extension LocationEvent {
             fix.text(clock: clock) + (met == false ? " — accuracy not met" : "")
         case .deferred(let fixes, let reason):
             "deferred batch of \(fixes.count) (\(reason.rawValue)):\n" + fixes.map { "  " + $0.text(clock: clock) }.joined(separator: "\n")
+        case .paused(let time): "\(clock(time)) paused: stationary"
+        case .resumed(let time): "\(clock(time)) resumed: moved"
         case .summary(let s):
             "receiver on \(Double(s.receiverOnMicros) / 1e6) s of \(Double(s.spanMicros) / 1e6) s, \(s.fixes) fix(es)"
         }

@@ -13,12 +13,21 @@ public struct WatchRequest: Sendable, Equatable {
     public var deferDistanceM: Double?
     /// Deferred updates: … or this long after the batch's first fix, µs.
     public var deferTimeMicros: Int64?
+    /// Auto-pause: after this long without moving, the receiver goes off and probes, µs.
+    public var pauseWhenStationaryMicros: Int64?
+    /// While paused, one probe fix this often, µs (default 300 s).
+    public var probeMicros: Int64
 
-    public init(accuracyM: Double = 100, distanceM: Double = 0, deferDistanceM: Double? = nil, deferTimeMicros: Int64? = nil) {
+    public init(
+        accuracyM: Double = 100, distanceM: Double = 0, deferDistanceM: Double? = nil, deferTimeMicros: Int64? = nil,
+        pauseWhenStationaryMicros: Int64? = nil, probeMicros: Int64 = 300_000_000
+    ) {
         self.accuracyM = accuracyM
         self.distanceM = distanceM
         self.deferDistanceM = deferDistanceM
         self.deferTimeMicros = deferTimeMicros
+        self.pauseWhenStationaryMicros = pauseWhenStationaryMicros
+        self.probeMicros = probeMicros
     }
 
     public var defers: Bool { deferDistanceM != nil || deferTimeMicros != nil }
@@ -28,6 +37,12 @@ public enum LocationWatch {
     /// Runs until the input ends: the receiver on from the source's start to its end, each
     /// fix delivered as `.location` (or held into `.deferred` batches), then the receiver off
     /// and the summary. Returns the summary.
+    ///
+    /// With `pauseWhenStationaryMicros`, the stillness anchor is the first fix; a fix farther
+    /// than max(25 m, its accuracy) from it becomes the new anchor (an unknown accuracy moves
+    /// nothing). The first fix at least that long after the anchor pauses: `.paused`, and the
+    /// receiver off. It then wakes every `probeMicros` for one fix, not delivered; a probe more
+    /// than 100 m from the pausing fix resumes (`.resumed`), and updates go on from it.
     @discardableResult
     public static func run<R: LocationReceiver>(
         _ request: WatchRequest, receiver: inout R, emit: (LocationEvent) -> Void
@@ -35,30 +50,78 @@ public enum LocationWatch {
         guard let start = receiver.startTime else { return nil }
         var session = ReceiverSession(start: start)
         session.turnOn(&receiver, at: start, emit: emit)
-        var lastDelivered: LocationFix?
-        var batch: [LocationFix] = []
-        while case .fix(let fix) = receiver.next(before: nil) {
+        var filter = DeliveryFilter(request: request)
+        var anchor: LocationFix?
+        reading: while case .fix(let fix) = receiver.next(before: nil) {
             session.received(fix)
-            guard fix.meetsAccuracy(request.accuracyM) else { continue }
-            if let last = lastDelivered, Geodesy.distanceM(last, fix) < request.distanceM { continue }
-            lastDelivered = fix
-            guard request.defers else {
-                emit(.location(fix, accuracyMet: nil))
+            filter.consider(fix, emit: emit)
+            guard let stillness = request.pauseWhenStationaryMicros else { continue }
+            guard let current = anchor else {
+                anchor = fix
                 continue
             }
-            batch.append(fix)
-            let first = batch[0]
-            if let limit = request.deferDistanceM, batch.count > 1, Geodesy.distanceM(first, fix) >= limit {
-                emit(.deferred(batch, reason: .distance))
-                batch = []
-            } else if let limit = request.deferTimeMicros, batch.count > 1, fix.timeMicros - first.timeMicros >= limit {
-                emit(.deferred(batch, reason: .time))
-                batch = []
+            if let accuracy = fix.horizontalAccuracyM, Geodesy.distanceM(current, fix) > max(25, accuracy) {
+                anchor = fix
+                continue
+            }
+            guard fix.timeMicros - current.timeMicros >= stillness else { continue }
+            emit(.paused(timeMicros: fix.timeMicros))
+            session.turnOff(&receiver, at: fix.timeMicros, emit: emit)
+            var probeAt = fix.timeMicros + request.probeMicros
+            while true {
+                // The input ends while paused: nothing more would be heard.
+                if let end = receiver.endTime, probeAt > end { break reading }
+                receiver.sleep(until: probeAt)
+                session.turnOn(&receiver, at: probeAt, emit: emit)
+                guard case .fix(let probe) = receiver.next(before: nil) else { break reading }
+                session.received(probe)
+                if Geodesy.distanceM(fix, probe) > 100 {
+                    emit(.resumed(timeMicros: probe.timeMicros))
+                    anchor = probe
+                    filter.consider(probe, emit: emit)
+                    continue reading
+                }
+                session.turnOff(&receiver, at: probe.timeMicros, emit: emit)
+                // The next probe on the same period, after this probe's fix.
+                let behind = probe.timeMicros - probeAt
+                probeAt += (behind / request.probeMicros + 1) * request.probeMicros
             }
         }
-        if !batch.isEmpty { emit(.deferred(batch, reason: .stop)) }
-        session.turnOff(&receiver, at: max(session.clock, receiver.endTime ?? session.clock), emit: emit)
+        filter.finish(emit: emit)
+        if let end = receiver.endTime { session.advance(to: end) }
+        session.turnOff(&receiver, at: session.clock, emit: emit)
         emit(.summary(session.summary))
         return session.summary
+    }
+}
+
+/// Which fixes `watch` delivers, and its deferred batch.
+struct DeliveryFilter {
+    let request: WatchRequest
+    var lastDelivered: LocationFix?
+    var batch: [LocationFix] = []
+
+    init(request: WatchRequest) { self.request = request }
+
+    mutating func consider(_ fix: LocationFix, emit: (LocationEvent) -> Void) {
+        guard fix.meetsAccuracy(request.accuracyM) else { return }
+        if let last = lastDelivered, Geodesy.distanceM(last, fix) < request.distanceM { return }
+        lastDelivered = fix
+        guard request.defers else { return emit(.location(fix, accuracyMet: nil)) }
+        batch.append(fix)
+        let first = batch[0]
+        if let limit = request.deferDistanceM, batch.count > 1, Geodesy.distanceM(first, fix) >= limit {
+            emit(.deferred(batch, reason: .distance))
+            batch = []
+        } else if let limit = request.deferTimeMicros, batch.count > 1, fix.timeMicros - first.timeMicros >= limit {
+            emit(.deferred(batch, reason: .time))
+            batch = []
+        }
+    }
+
+    /// The end of the input delivers the rest as `stop`.
+    mutating func finish(emit: (LocationEvent) -> Void) {
+        if !batch.isEmpty { emit(.deferred(batch, reason: .stop)) }
+        batch = []
     }
 }

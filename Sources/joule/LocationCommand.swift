@@ -114,11 +114,14 @@ struct LocationOnceCommand: AsyncParsableCommand {
 struct LocationWatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Fixes as accurate as asked, each at least --distance from the last one delivered; or held in deferred batches.",
+        abstract: "Fixes as accurate as asked, each at least --distance from the last one delivered; held in deferred batches, or paused while still.",
         discussion: """
             Prints {"event":"location","fix":…} for the first fix and every later one at least --distance metres from \
             the last delivered (fixes less accurate than --accuracy are not delivered). With --defer-distance or \
-            --defer-time, fixes are held and printed as {"event":"deferred","fixes":[…],"reason":"distance"|"time"|"stop"}.
+            --defer-time, fixes are held and printed as {"event":"deferred","fixes":[…],"reason":"distance"|"time"|"stop"}. \
+            With --pause-when-stationary S, the first fix S seconds after the device last moved more than 25 m prints \
+            {"event":"paused","reason":"stationary","time":T} and turns the receiver off; it then takes one fix every \
+            --probe seconds, and one more than 100 m from where it paused prints {"event":"resumed","reason":"moved","time":T}.
             """)
 
     @OptionGroup var options: LocationOptions
@@ -132,7 +135,20 @@ struct LocationWatchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Hold fixes until one comes this long after the batch's first, seconds.", valueName: "s"))
     var deferTime: Double?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Auto-pause: after this long within 25 m (or the fix's accuracy), turn the receiver off and probe, seconds.", valueName: "s"))
+    var pauseWhenStationary: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("While paused, take one probe fix this often, seconds (default 300).", valueName: "s"))
+    var probe: Double?
+
     func validate() throws {
+        if let pauseWhenStationary, !(pauseWhenStationary.isFinite && pauseWhenStationary > 0 && pauseWhenStationary <= 86_400) {
+            throw ValidationError("--pause-when-stationary must be above 0 and at most 86400 seconds, not \(pauseWhenStationary)")
+        }
+        if let probe {
+            guard pauseWhenStationary != nil else { throw ValidationError("--probe applies only with --pause-when-stationary") }
+            guard probe.isFinite, probe > 0, probe <= 86_400 else { throw ValidationError("--probe must be above 0 and at most 86400 seconds, not \(probe)") }
+        }
         guard distance.isFinite, distance >= 0 else { throw ValidationError("--distance must be 0 or more metres, not \(distance)") }
         if let deferDistance, !(deferDistance.isFinite && deferDistance > 0) {
             throw ValidationError("--defer-distance must be a number of metres above 0, not \(deferDistance)")
@@ -148,7 +164,9 @@ struct LocationWatchCommand: AsyncParsableCommand {
         defer { printer.output.flush() }
         let request = WatchRequest(
             accuracyM: options.accuracy, distanceM: distance, deferDistanceM: deferDistance,
-            deferTimeMicros: deferTime.map(LocationOptions.micros))
+            deferTimeMicros: deferTime.map(LocationOptions.micros),
+            pauseWhenStationaryMicros: pauseWhenStationary.map(LocationOptions.micros),
+            probeMicros: LocationOptions.micros(probe ?? 300))
         guard LocationWatch.run(request, receiver: &receiver, emit: printer.emit) != nil else {
             throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location watch")
         }

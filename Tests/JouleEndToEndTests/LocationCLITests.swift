@@ -123,6 +123,38 @@ import Testing
         #expect(batches.map { ($0["fixes"] as? [Any])?.count } == [5, 5, 1])
     }
 
+    @Test func watchPausesWhileStillAndResumesWhenMoved() async throws {
+        let scratch = try ScratchDirectory(prefix: "joule-location")
+        // 0…20 s walking 10 m/s, standing at 200 m until 400 s, then walking again to 500 s.
+        func north(_ t: Int) -> Double {
+            if t <= 20 { return Double(t) * 10 }
+            if t < 400 { return 200 }
+            return 200 + Double(t - 400) * 10
+        }
+        let points: [(seconds: Double, northM: Double, eph: Double?)] = (0...500).map { (Double($0), north($0), 4.0) }
+        let path = try Self.write(Self.track(points), in: scratch)
+        let result = try await CLIHarness.run(
+            ["location", "watch", "--json", "--replay", path, "--distance", "1000", "--pause-when-stationary", "60", "--probe", "100"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let events = try Self.jsonLines(result.stdout).filter { $0["event"] as? String != "location" }
+        let timeline: [String] = events.map { event in
+            let words: [String?] = [event["event"] as? String, (event["state"] ?? event["reason"]) as? String, event["time"] as? String]
+            return words.compactMap { $0 }.joined(separator: " ")
+        }
+        // Anchors every 30 m up to 18 s; still from there, so paused at 78 s; probes at 178,
+        // 278 and 378 s find it standing; at 478 s it is 780 m on.
+        #expect(timeline == [
+            "receiver on 2024-05-01T12:00:00Z", "paused stationary 2024-05-01T12:01:18Z", "receiver off 2024-05-01T12:01:18Z",
+            "receiver on 2024-05-01T12:02:58Z", "receiver off 2024-05-01T12:02:58Z", "receiver on 2024-05-01T12:04:38Z",
+            "receiver off 2024-05-01T12:04:38Z", "receiver on 2024-05-01T12:06:18Z", "receiver off 2024-05-01T12:06:18Z",
+            "receiver on 2024-05-01T12:07:58Z", "resumed moved 2024-05-01T12:07:58Z", "receiver off 2024-05-01T12:08:20Z", "summary",
+        ])
+        // On 0…78 s and 478…500 s: 100 of 500 s.
+        let summary = try #require(events.last)
+        #expect(summary["receiverOnS"] as? Double == 100)
+        #expect(summary["spanS"] as? Double == 500)
+    }
+
     @Test func readableLinesWithoutJSON() async throws {
         let result = try await CLIHarness.run(["location", "once", "--source", "fixed:52.52,13.405,8"], environment: ["TZ": "UTC"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -1,5 +1,6 @@
 import JouleHardware
 import JouleLocation
+import JouleWire
 import Testing
 
 /// Standard updates on generated tracks: the distance filter, the accuracy filter, deferred
@@ -70,5 +71,80 @@ import Testing
         let log = EventLog()
         #expect(LocationWatch.run(WatchRequest(), receiver: &receiver, emit: log.emit) == nil)
         #expect(log.events.isEmpty)
+    }
+}
+
+/// Auto-pause on a generated day out: a walk, a long stop, a walk again.
+@Suite struct LocationAutoPauseTests {
+    /// 0…60 s: 10 m/s north (to 600 m); 61…999 s: standing at 600 m; 1000…1300 s: 10 m/s again.
+    static func walkStopWalk() -> TrackBuilder {
+        var track = TrackBuilder()
+        for t in 0...1300 {
+            let north = t <= 60 ? Double(t) * 10 : t < 1000 ? 600 : 600 + Double(t - 1000) * 10
+            track.fix(at: Double(t), northM: north, eph: 4)
+        }
+        return track
+    }
+
+    static func seconds(_ micros: Int64) -> Int64 { (micros - TrackBuilder.t0) / 1_000_000 }
+
+    /// Each event as a word and its time in seconds after t0.
+    static func timeline(_ events: [LocationEvent]) -> [String] {
+        events.compactMap { event in
+            switch event {
+            case .receiver(let on, let time): "\(on ? "on" : "off") \(seconds(time))"
+            case .paused(let time): "paused \(seconds(time))"
+            case .resumed(let time): "resumed \(seconds(time))"
+            default: nil
+            }
+        }
+    }
+
+    @Test func pausesAfterStandingStillProbesAndResumesWhenMoved() throws {
+        var receiver = try Self.walkStopWalk().receiver()
+        let log = EventLog()
+        let request = WatchRequest(accuracyM: 100, pauseWhenStationaryMicros: 120_000_000, probeMicros: 300_000_000)
+        let summary = LocationWatch.run(request, receiver: &receiver, emit: log.emit)
+        // The anchor last moves at 60 s (600 m); 120 s later the receiver goes off. Probes at
+        // 480 and 780 s find it where it stopped; at 1080 s it is 800 m on.
+        #expect(Self.timeline(log.events) == [
+            "on 0", "paused 180", "off 180", "on 480", "off 480", "on 780", "off 780", "on 1080", "resumed 1080", "off 1300",
+        ])
+        // Probe fixes are not delivered; the one that resumes is, and updates go on from it.
+        let delivered = log.locations.map { Self.seconds($0.0.timeMicros) }
+        #expect(delivered == Array(0...180) + Array(1080...1300))
+        #expect(summary == LocationSummary(receiverOnMicros: 400_000_000, spanMicros: 1_300_000_000, fixes: 181 + 2 + 221))
+    }
+
+    @Test func probesPayTheTTFF() throws {
+        var receiver = try Self.walkStopWalk().receiver(ttff: 5)
+        let log = EventLog()
+        let request = WatchRequest(accuracyM: 100, pauseWhenStationaryMicros: 120_000_000, probeMicros: 300_000_000)
+        let summary = LocationWatch.run(request, receiver: &receiver, emit: log.emit)
+        // The first fix comes at 5 s, so the walk's anchors are 5, 8, … 59 (600 m at 60 s is
+        // only 10 m from 590): standing counts from 59 s. Each probe waits 5 s for its fix.
+        #expect(Self.timeline(log.events) == [
+            "on 0", "paused 179", "off 179", "on 479", "off 484", "on 779", "off 784", "on 1079", "resumed 1084", "off 1300",
+        ])
+        #expect(summary == LocationSummary(receiverOnMicros: (179 + 5 + 5 + 221) * 1_000_000, spanMicros: 1_300_000_000, fixes: 175 + 2 + 217))
+    }
+
+    @Test func theInputEndingWhilePausedEndsTheSessionThere() throws {
+        var builder = TrackBuilder()
+        for t in 0...400 { builder.fix(at: Double(t), northM: 0, eph: 4) }
+        var receiver = try builder.receiver()
+        let log = EventLog()
+        let request = WatchRequest(pauseWhenStationaryMicros: 60_000_000, probeMicros: 300_000_000)
+        let summary = LocationWatch.run(request, receiver: &receiver, emit: log.emit)
+        // Paused at 60 s, probe at 360 s (still), the next probe at 660 s is past the input.
+        #expect(Self.timeline(log.events) == ["on 0", "paused 60", "off 60", "on 360", "off 360"])
+        #expect(summary == LocationSummary(receiverOnMicros: 60_000_000, spanMicros: 400_000_000, fixes: 62))
+    }
+
+    @Test func pausedAndResumedJSON() {
+        #expect(JSONValue.object(LocationEvent.paused(timeMicros: TrackBuilder.t0).jsonObject).serialized
+            == #"{"event":"paused","reason":"stationary","time":"2024-05-01T12:00:00Z"}"#)
+        #expect(JSONValue.object(LocationEvent.resumed(timeMicros: TrackBuilder.t0).jsonObject).serialized
+            == #"{"event":"resumed","reason":"moved","time":"2024-05-01T12:00:00Z"}"#)
     }
 }
