@@ -46,13 +46,18 @@ func fuzzTPV(_ bytes: [UInt8]) {
         if case .deferred(let fixes, _) = event { delivered += fixes.count }
     })
     check(delivered <= track.records.count, "delivered \(delivered)")
-    // Auto-pause: the receiver's turns alternate, and a pause is followed by the receiver off.
+    // Auto-pause and give-up: the receiver's turns alternate, and a pause or a give-up is
+    // followed by the receiver off.
     var paused = ReplayReceiver(track: track, ttffMicros: Int64(bytes.last ?? 0) * 10_000)
     var turns: [Bool] = []
     var lastWasPause = false
-    session(LocationWatch.run(WatchRequest(pauseWhenStationaryMicros: 2_000_000, probeMicros: 5_000_000), receiver: &paused) { event in
+    session(LocationWatch.run(WatchRequest(
+        accuracyM: 20, pauseWhenStationaryMicros: 2_000_000, probeMicros: 5_000_000, giveUpMicros: 3_000_000, retryMicros: 4_000_000), receiver: &paused) { event in
         if lastWasPause { check(event == .receiver(isOn: false, timeMicros: { if case .receiver(_, let t) = event { t } else { -1 } }()), "off after pause") }
-        lastWasPause = if case .paused = event { true } else { false }
+        lastWasPause = switch event {
+        case .paused, .gaveUp: true
+        default: false
+        }
         if case .receiver(let on, _) = event {
             check(turns.last != on, "receiver turned \(on) twice")
             turns.append(on)

@@ -15,6 +15,8 @@ public enum LocationEvent: Sendable, Equatable {
     case paused(timeMicros: Int64)
     /// Auto-pause: a probe found the device moved; updates go on.
     case resumed(timeMicros: Int64)
+    /// Give up: no fix met the accuracy in time; the receiver is off until `retryAtMicros`.
+    case gaveUp(timeMicros: Int64, bestAccuracyM: Double?, retryAtMicros: Int64)
     /// The session's end: the receiver's on-time, the span and the fixes it received.
     case summary(LocationSummary)
 }
@@ -87,6 +89,11 @@ extension LocationEvent {
             ["event": .string("paused"), "reason": .string("stationary"), "time": .string(UTCTime.text(time))]
         case .resumed(let time):
             ["event": .string("resumed"), "reason": .string("moved"), "time": .string(UTCTime.text(time))]
+        case .gaveUp(let time, let best, let retryAt):
+            [
+                "event": .string("gaveUp"), "time": .string(UTCTime.text(time)), "bestAccuracyM": .from(best),
+                "retryAt": .string(UTCTime.text(retryAt)),
+            ]
         case .summary(let summary):
             [
                 "event": .string("summary"), "receiverOnS": .double(Double(summary.receiverOnMicros) / 1e6),
@@ -105,6 +112,8 @@ extension LocationEvent {
             "deferred batch of \(fixes.count) (\(reason.rawValue)):\n" + fixes.map { "  " + $0.text(clock: clock) }.joined(separator: "\n")
         case .paused(let time): "\(clock(time)) paused: stationary"
         case .resumed(let time): "\(clock(time)) resumed: moved"
+        case .gaveUp(let time, let best, let retryAt):
+            "\(clock(time)) gave up (best ±\(best.map { "\($0)" } ?? "?") m), retrying at \(clock(retryAt))"
         case .summary(let s):
             "receiver on \(Double(s.receiverOnMicros) / 1e6) s of \(Double(s.spanMicros) / 1e6) s, \(s.fixes) fix(es)"
         }

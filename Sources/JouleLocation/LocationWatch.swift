@@ -17,11 +17,19 @@ public struct WatchRequest: Sendable, Equatable {
     public var pauseWhenStationaryMicros: Int64?
     /// While paused, one probe fix this often, µs (default 300 s).
     public var probeMicros: Int64
+    /// Give up: after this long with no fix meeting the accuracy (since the receiver went on,
+    /// or the best accuracy last improved by 10 %), the receiver goes off until `retryMicros`.
+    public var giveUpMicros: Int64?
+    /// How long after giving up to try again, µs (default 300 s).
+    public var retryMicros: Int64
 
     public init(
         accuracyM: Double = 100, distanceM: Double = 0, deferDistanceM: Double? = nil, deferTimeMicros: Int64? = nil,
-        pauseWhenStationaryMicros: Int64? = nil, probeMicros: Int64 = 300_000_000
+        pauseWhenStationaryMicros: Int64? = nil, probeMicros: Int64 = 300_000_000, giveUpMicros: Int64? = nil,
+        retryMicros: Int64 = 300_000_000
     ) {
+        self.giveUpMicros = giveUpMicros
+        self.retryMicros = retryMicros
         self.accuracyM = accuracyM
         self.distanceM = distanceM
         self.deferDistanceM = deferDistanceM
@@ -43,6 +51,10 @@ public enum LocationWatch {
     /// nothing). The first fix at least that long after the anchor pauses: `.paused`, and the
     /// receiver off. It then wakes every `probeMicros` for one fix, not delivered; a probe more
     /// than 100 m from the pausing fix resumes (`.resumed`), and updates go on from it.
+    ///
+    /// With `giveUpMicros`, the receiver goes off (`.gaveUp`) when no fix has met the accuracy
+    /// for that long since it went on or since the best accuracy last improved by 10 % (fixes
+    /// too coarse to deliver still count), and on again `retryMicros` later.
     @discardableResult
     public static func run<R: LocationReceiver>(
         _ request: WatchRequest, receiver: inout R, emit: (LocationEvent) -> Void
@@ -52,8 +64,27 @@ public enum LocationWatch {
         session.turnOn(&receiver, at: start, emit: emit)
         var filter = DeliveryFilter(request: request)
         var anchor: LocationFix?
-        reading: while case .fix(let fix) = receiver.next(before: nil) {
+        var effort = GiveUpClock(since: start)
+        reading: while true {
+            let deadline = request.giveUpMicros.map { effort.since + $0 }
+            let fix: LocationFix
+            switch receiver.next(before: deadline) {
+            case .end: break reading
+            case .fix(let next): fix = next
+            case .deadline:
+                // No fix met the accuracy, nor improved on the best by 10 %, for give-up seconds.
+                guard let time = deadline else { break reading }
+                let retryAt = time + request.retryMicros
+                emit(.gaveUp(timeMicros: time, bestAccuracyM: effort.bestAccuracyM, retryAtMicros: retryAt))
+                session.turnOff(&receiver, at: time, emit: emit)
+                if let end = receiver.endTime, retryAt > end { break reading }
+                receiver.sleep(until: retryAt)
+                session.turnOn(&receiver, at: retryAt, emit: emit)
+                effort = GiveUpClock(since: retryAt)
+                continue reading
+            }
             session.received(fix)
+            effort.observe(fix, accuracyM: request.accuracyM)
             filter.consider(fix, emit: emit)
             guard let stillness = request.pauseWhenStationaryMicros else { continue }
             guard let current = anchor else {
@@ -78,6 +109,8 @@ public enum LocationWatch {
                 if Geodesy.distanceM(fix, probe) > 100 {
                     emit(.resumed(timeMicros: probe.timeMicros))
                     anchor = probe
+                    effort = GiveUpClock(since: probe.timeMicros)
+                    effort.observe(probe, accuracyM: request.accuracyM)
                     filter.consider(probe, emit: emit)
                     continue reading
                 }
@@ -92,6 +125,28 @@ public enum LocationWatch {
         session.turnOff(&receiver, at: session.clock, emit: emit)
         emit(.summary(session.summary))
         return session.summary
+    }
+}
+
+/// The give-up rule's clock: it restarts when the receiver goes on, at every fix that meets the
+/// accuracy, and whenever the best accuracy improves by at least 10 % on the one it last
+/// restarted for (the first known accuracy counts as an improvement).
+struct GiveUpClock {
+    var since: Int64
+    /// The best accuracy since the receiver went on, metres.
+    var bestAccuracyM: Double?
+    /// The accuracy the clock last restarted for.
+    private var reference: Double?
+
+    init(since: Int64) { self.since = since }
+
+    mutating func observe(_ fix: LocationFix, accuracyM: Double) {
+        guard let accuracy = fix.horizontalAccuracyM else { return }
+        bestAccuracyM = min(bestAccuracyM ?? accuracy, accuracy)
+        if accuracy <= accuracyM || reference.map({ accuracy <= $0 * 0.9 }) ?? true {
+            since = fix.timeMicros
+            reference = accuracy
+        }
     }
 }
 

@@ -121,7 +121,9 @@ struct LocationWatchCommand: AsyncParsableCommand {
             --defer-time, fixes are held and printed as {"event":"deferred","fixes":[…],"reason":"distance"|"time"|"stop"}. \
             With --pause-when-stationary S, the first fix S seconds after the device last moved more than 25 m prints \
             {"event":"paused","reason":"stationary","time":T} and turns the receiver off; it then takes one fix every \
-            --probe seconds, and one more than 100 m from where it paused prints {"event":"resumed","reason":"moved","time":T}.
+            --probe seconds, and one more than 100 m from where it paused prints {"event":"resumed","reason":"moved","time":T}. \
+            With --give-up S, S seconds without a fix as accurate as asked (or 10 % better than the best) print \
+            {"event":"gaveUp","time":T,"bestAccuracyM":…,"retryAt":T} and turn the receiver off until --retry seconds later.
             """)
 
     @OptionGroup var options: LocationOptions
@@ -141,7 +143,20 @@ struct LocationWatchCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("While paused, take one probe fix this often, seconds (default 300).", valueName: "s"))
     var probe: Double?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Give up after this long without a fix as accurate as asked (or 10 % better than the best), seconds.", valueName: "s"))
+    var giveUp: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("After giving up, try again this much later, seconds (default 300).", valueName: "s"))
+    var retry: Double?
+
     func validate() throws {
+        if let giveUp, !(giveUp.isFinite && giveUp > 0 && giveUp <= 86_400) {
+            throw ValidationError("--give-up must be above 0 and at most 86400 seconds, not \(giveUp)")
+        }
+        if let retry {
+            guard giveUp != nil else { throw ValidationError("--retry applies only with --give-up") }
+            guard retry.isFinite, retry > 0, retry <= 86_400 else { throw ValidationError("--retry must be above 0 and at most 86400 seconds, not \(retry)") }
+        }
         if let pauseWhenStationary, !(pauseWhenStationary.isFinite && pauseWhenStationary > 0 && pauseWhenStationary <= 86_400) {
             throw ValidationError("--pause-when-stationary must be above 0 and at most 86400 seconds, not \(pauseWhenStationary)")
         }
@@ -166,7 +181,8 @@ struct LocationWatchCommand: AsyncParsableCommand {
             accuracyM: options.accuracy, distanceM: distance, deferDistanceM: deferDistance,
             deferTimeMicros: deferTime.map(LocationOptions.micros),
             pauseWhenStationaryMicros: pauseWhenStationary.map(LocationOptions.micros),
-            probeMicros: LocationOptions.micros(probe ?? 300))
+            probeMicros: LocationOptions.micros(probe ?? 300), giveUpMicros: giveUp.map(LocationOptions.micros),
+            retryMicros: LocationOptions.micros(retry ?? 300))
         guard LocationWatch.run(request, receiver: &receiver, emit: printer.emit) != nil else {
             throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location watch")
         }

@@ -155,6 +155,26 @@ import Testing
         #expect(summary["spanS"] as? Double == 500)
     }
 
+    @Test func watchGivesUpAndRetries() async throws {
+        let scratch = try ScratchDirectory(prefix: "joule-location")
+        // 300 m accuracy for the first 100 s, then 5 m.
+        let points: [(seconds: Double, northM: Double, eph: Double?)] = (0...150).map { (Double($0), Double($0), $0 < 100 ? 300.0 : 5.0) }
+        let path = try Self.write(Self.track(points), in: scratch)
+        let result = try await CLIHarness.run(
+            ["location", "watch", "--json", "--replay", path, "--accuracy", "20", "--give-up", "40", "--retry", "50"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init).filter { !$0.contains(#""event":"location""#) }
+        #expect(lines == [
+            #"{"event":"receiver","state":"on","time":"2024-05-01T12:00:00Z"}"#,
+            #"{"event":"gaveUp","time":"2024-05-01T12:00:40Z","bestAccuracyM":300,"retryAt":"2024-05-01T12:01:30Z"}"#,
+            #"{"event":"receiver","state":"off","time":"2024-05-01T12:00:40Z"}"#,
+            #"{"event":"receiver","state":"on","time":"2024-05-01T12:01:30Z"}"#,
+            #"{"event":"receiver","state":"off","time":"2024-05-01T12:02:30Z"}"#,
+            #"{"event":"summary","receiverOnS":100,"spanS":150,"fixes":101}"#,
+        ])
+        #expect(result.stdout.components(separatedBy: #""event":"location""#).count - 1 == 51)  // 100…150 s
+    }
+
     @Test func readableLinesWithoutJSON() async throws {
         let result = try await CLIHarness.run(["location", "once", "--source", "fixed:52.52,13.405,8"], environment: ["TZ": "UTC"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -148,3 +148,64 @@ import Testing
             == #"{"event":"resumed","reason":"moved","time":"2024-05-01T12:00:00Z"}"#)
     }
 }
+
+/// Give up and retry: a receiver that cannot reach the accuracy goes off, and tries again later.
+@Suite struct LocationGiveUpTests {
+    static func timeline(_ events: [LocationEvent]) -> [String] {
+        events.compactMap { event in
+            switch event {
+            case .receiver(let on, let time): "\(on ? "on" : "off") \(LocationAutoPauseTests.seconds(time))"
+            case .gaveUp(let time, let best, let retryAt):
+                "gaveUp \(LocationAutoPauseTests.seconds(time)) best \(best.map { "\($0)" } ?? "nil") retry \(LocationAutoPauseTests.seconds(retryAt))"
+            default: nil
+            }
+        }
+    }
+
+    @Test func givesUpWithoutAGoodFixAndRetriesLater() throws {
+        // 500 m until 99 s (no improvement), then 5 m.
+        var builder = TrackBuilder()
+        for t in 0...200 { builder.fix(at: Double(t), northM: Double(t), eph: t < 100 ? 500 : 5) }
+        var receiver = try builder.receiver()
+        let log = EventLog()
+        let request = WatchRequest(accuracyM: 50, giveUpMicros: 30_000_000, retryMicros: 60_000_000)
+        let summary = LocationWatch.run(request, receiver: &receiver, emit: log.emit)
+        #expect(Self.timeline(log.events) == ["on 0", "gaveUp 30 best 500.0 retry 90", "off 30", "on 90", "off 200"])
+        #expect(log.locations.map { LocationAutoPauseTests.seconds($0.0.timeMicros) } == Array(100...200))
+        // On 0…30 and 90…200 s; fixes 0…29 and 90…200.
+        #expect(summary == LocationSummary(receiverOnMicros: 140_000_000, spanMicros: 200_000_000, fixes: 30 + 111))
+    }
+
+    @Test func aSteadyTenPercentImprovementKeepsTrying() throws {
+        // 1 % better each second: 10 % every 11 s, inside a 30 s give-up.
+        var builder = TrackBuilder()
+        for t in 0...200 { builder.fix(at: Double(t), eph: 1000 * Double.pow(0.99, t)) }
+        var receiver = try builder.receiver()
+        let log = EventLog()
+        LocationWatch.run(WatchRequest(accuracyM: 10, giveUpMicros: 30_000_000), receiver: &receiver, emit: log.emit)
+        #expect(Self.timeline(log.events) == ["on 0", "off 200"])
+    }
+
+    @Test func aSlowImprovementGivesUp() throws {
+        // 0.2 % better each second: 10 % takes 53 s, more than the 30 s give-up.
+        var builder = TrackBuilder()
+        for t in 0...100 { builder.fix(at: Double(t), eph: 1000 * Double.pow(0.998, t)) }
+        var receiver = try builder.receiver()
+        let log = EventLog()
+        LocationWatch.run(WatchRequest(accuracyM: 10, giveUpMicros: 30_000_000), receiver: &receiver, emit: log.emit)
+        let events = Self.timeline(log.events)
+        #expect(events.first == "on 0")
+        #expect(events.dropFirst().first?.hasPrefix("gaveUp 30 best 94") == true, "\(events)")  // 1000·0.998^29 ≈ 943.6
+        #expect(events.dropFirst(2).first == "off 30")
+        // The retry (300 s later) is past the input's end: the session ends off.
+        #expect(events.count == 3)
+    }
+
+    @Test func gaveUpJSON() {
+        let event = LocationEvent.gaveUp(timeMicros: TrackBuilder.t0, bestAccuracyM: 250, retryAtMicros: TrackBuilder.micros(300))
+        #expect(JSONValue.object(event.jsonObject).serialized
+            == #"{"event":"gaveUp","time":"2024-05-01T12:00:00Z","bestAccuracyM":250,"retryAt":"2024-05-01T12:05:00Z"}"#)
+        let unknown = LocationEvent.gaveUp(timeMicros: TrackBuilder.t0, bestAccuracyM: nil, retryAtMicros: TrackBuilder.t0)
+        #expect(unknown.jsonObject["bestAccuracyM"] == .null)
+    }
+}
