@@ -81,6 +81,8 @@ public enum LocationWatch {
                 receiver.sleep(until: retryAt)
                 session.turnOn(&receiver, at: retryAt, emit: emit)
                 effort = GiveUpClock(since: retryAt)
+                // Where the device was while the receiver was off is unknown: stillness starts over.
+                anchor = nil
                 continue reading
             }
             session.received(fix)

@@ -201,6 +201,28 @@ import Testing
         #expect(events.count == 3)
     }
 
+    @Test func stillnessStartsOverAfterARetry() throws {
+        // Standing still throughout: 300 m accuracy until 99 s, then 5 m.
+        var builder = TrackBuilder()
+        for t in 0...200 { builder.fix(at: Double(t), eph: t < 100 ? 300 : 5) }
+        var receiver = try builder.receiver()
+        let log = EventLog()
+        let request = WatchRequest(
+            accuracyM: 20, pauseWhenStationaryMicros: 60_000_000, giveUpMicros: 30_000_000, retryMicros: 20_000_000)
+        LocationWatch.run(request, receiver: &receiver, emit: log.emit)
+        let timeline: [String] = log.events.compactMap { event in
+            switch event {
+            case .receiver(let on, let time): "\(on ? "on" : "off") \(LocationAutoPauseTests.seconds(time))"
+            case .gaveUp(let time, _, _): "gaveUp \(LocationAutoPauseTests.seconds(time))"
+            case .paused(let time): "paused \(LocationAutoPauseTests.seconds(time))"
+            default: nil
+            }
+        }
+        // Without the restart, the first fix after the retry at 50 s would be 60 s after the
+        // first anchor (0 s) by 60 s, and pause while nothing had been heard for 20 s.
+        #expect(timeline == ["on 0", "gaveUp 30", "off 30", "on 50", "gaveUp 80", "off 80", "on 100", "paused 160", "off 160"])
+    }
+
     @Test func gaveUpJSON() {
         let event = LocationEvent.gaveUp(timeMicros: TrackBuilder.t0, bestAccuracyM: 250, retryAtMicros: TrackBuilder.micros(300))
         #expect(JSONValue.object(event.jsonObject).serialized
