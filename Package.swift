@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "JouleHardware", targets: ["JouleHardware"]),
         .library(name: "JouleEnergy", targets: ["JouleEnergy"]),
         .library(name: "JouleWorkloads", targets: ["JouleWorkloads"]),
+        .library(name: "JouleLocation", targets: ["JouleLocation"]),
         .library(name: "JouleClient", targets: ["JouleClient"]),
         .library(name: "JouleHTTP", targets: ["JouleHTTP"]),
         .library(name: "JouleApplication", targets: ["JouleApplication"]),
@@ -70,6 +71,13 @@ let package = Package(
                 "JouleWire", "JouleHardware", "JouleEnergy",
                 .product(name: "Yams", package: "Yams"), .product(name: "RealModule", package: "swift-numerics"),
             ]),
+        // Location: gpsd TPV replay and fixed sources under the receiver model, one-shot and
+        // standard updates (haversine through RealModule, not Glibc).
+        .target(
+            name: "JouleLocation",
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", .product(name: "RealModule", package: "swift-numerics"),
+            ]),
         // The app supervisor: lifecycle machine, suspension, budgets, the control socket.
         .target(name: "JouleApps", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads"]),
         // The deferred-transfer queue and its scheduler; the HTTP is JouleHTTP's.
@@ -118,7 +126,7 @@ let package = Package(
             name: "joule",
             dependencies: [
                 "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
-                "JouleHistory", "JouleDaemon", "JouleClient", "JouleHTTP", "JouleMetrics",
+                "JouleHistory", "JouleDaemon", "JouleClient", "JouleHTTP", "JouleMetrics", "JouleLocation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.
@@ -139,6 +147,9 @@ let package = Package(
         .testTarget(
             name: "JouleWorkloadsTests",
             dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleTesting"]),
+        .testTarget(
+            name: "JouleLocationTests",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleLocation"]),
         .testTarget(
             name: "JouleAppsTests",
             dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTesting"]),
@@ -188,7 +199,7 @@ let package = Package(
             dependencies: [
                 "joule", "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps",
                 "JouleTransferQueue", "JouleHistory", "JouleDaemon", "JouleClient", "JouleApplication", "JouleTesting",
-                "JouleDaemonTesting", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "JouleDaemonTesting", "JouleLocation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
     ]
 )

@@ -9,7 +9,7 @@ import Glibc
 
 enum FuzzTarget: String, CaseIterable {
     case hci, ad, btsnoop, sysfs, thermal, procstat, cpustat
-    case http, config, lifecycle, transferrequest, powercap, cpufreq, throttled, history
+    case http, config, lifecycle, transferrequest, powercap, cpufreq, throttled, history, tpv
 }
 
 let fuzzTarget: FuzzTarget = {
@@ -43,6 +43,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case .cpufreq: fuzzCPUFreq(bytes)
     case .throttled: fuzzThrottled(bytes)
     case .history: fuzzHistoryRows(bytes)
+    case .tpv: fuzzTPV(bytes)
     }
     return 0
 }

@@ -31,6 +31,15 @@ for capture in hw-fixtures/bluetooth/*.btsnoop; do
   cmp -s "$out" "$capture" && echo "record: identical bytes" || { echo "record: $(od -An -tx1 "$out" | md5sum)"; }
   rm -f "$out"
 done
+for walk in hw-fixtures/location/*.ndjson; do
+  case $walk in *.expected.ndjson) continue ;; esac
+  run location once --json --replay "$walk" --accuracy 10 --ttff 3
+  run location once --replay "$walk" --accuracy 10 --ttff 3
+  run location watch --json --replay "$walk" --accuracy 20 --distance 62
+  run location watch --replay "$walk" --accuracy 20 --defer-time 30
+done
+run location once --source fixed:91,0
+run location once
 for day in hw-fixtures/history/*/; do
   day=${day%/}
   run history --json --state-dir "$day" --since 2026-03-10T00:00Z --until 2026-03-11T00:00Z
@@ -46,7 +55,7 @@ run enforce
 run reports list --json
 run lowpower
 for command in "" status watch lowpower "beacons scan" "beacons range" "beacons monitor" "beacons record" cpu-monitor \
-  "reports list" "reports show" enforce devices history; do
+  "reports list" "reports show" enforce devices history location "location once" "location watch"; do
   run $command --help
 done
 for command in daemon transfer "transfer add" "transfer list" "transfer show" "transfer cancel" "transfer wait" run app \

@@ -174,3 +174,11 @@ for rows in [
      + NULL + small(-5) + small(0) + text_value("manual") + text_value("x") + text_value("critical") + bytes([250, 0])],
 ]:
     put("history", b"".join(rows))
+
+# gpsd recordings: the whole walk, and its first lines alone.
+for walk in glob.glob(os.path.join(root, "hw-fixtures", "location", "*.ndjson")):
+    if walk.endswith(".expected.ndjson"):
+        continue
+    data = open(walk, "rb").read()
+    put("tpv", data)
+    put("tpv", b"".join(data.splitlines(keepends=True)[:12]))

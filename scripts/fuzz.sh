@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"hci ad btsnoop sysfs thermal procstat cpustat http config lifecycle transferrequest powercap cpufreq throttled history"}
+targets=${FUZZ_TARGETS:-"hci ad btsnoop sysfs thermal procstat cpustat http config lifecycle transferrequest powercap cpufreq throttled history tpv"}
 work=fuzz-work
 mkdir -p "$work/crashes" "$work/logs" "$work/crashes-previous"
 # Crashes count per run: earlier ones (fixed or not) move aside, still there to replay.
@@ -100,6 +100,7 @@ fi
 library JouleWire 6 Sources/JouleWire
 library JouleHardware 6 Sources/JouleHardware CModules $out/libJouleWire.a $out/libSystemPackage.a
 library JouleEnergy 6 Sources/JouleEnergy $out/libJouleHardware.a $out/libRealModule.a
+library JouleLocation 6 Sources/JouleLocation $out/libJouleEnergy.a $out/libRealModule.a
 library JouleWorkloads 6 Sources/JouleWorkloads $out/libJouleEnergy.a $out/libYams.a
 library JouleApps 6 Sources/JouleApps $out/libJouleWorkloads.a
 library JouleTransferQueue 6 Sources/JouleTransferQueue $out/libJouleEnergy.a
@@ -120,7 +121,7 @@ if stale "$bin" Fuzz "$out"/*.a; then
   echo "building $bin" >&2
   # shellcheck disable=SC2086
   run swiftc "${fuzz_flags[@]}" -module-name JouleFuzz -swift-version 6 "${includes[@]}" Fuzz/*.swift $out/libJouleHTTP.a $out/libJouleDaemon.a $out/libJouleHistory.a $out/libJouleTransferQueue.a \
-    $out/libJouleApps.a $out/libJouleWorkloads.a $out/libJouleEnergy.a $out/libJouleApplication.a $out/libJouleHardware.a $out/libJouleWire.a \
+    $out/libJouleApps.a $out/libJouleWorkloads.a $out/libJouleLocation.a $out/libJouleEnergy.a $out/libJouleApplication.a $out/libJouleHardware.a $out/libJouleWire.a \
     $out/libYams.a $out/libRealModule.a $out/libSystemPackage.a $out/cyaml-*.o $out/csystem.o $out/cnumerics.o $out/cjouleshims.o $out/cshims.o \
     -ludev -lbluetooth -lsystemd -lcrypto -lsqlite3 -lm -o "$bin"
 fi
@@ -180,7 +181,8 @@ names = {"hci": "HCI event decoder (typed + allocation-free path + NDJSON writer
          "powercap": "powercap RAPL zone files → RAPLReader, RAPLMeter (wraps, host watts)",
          "cpufreq": "cpufreq policy and knob files → PowerKnobInventory, CPUFreqPolicy, KnobText",
          "throttled": "get_throttled → RaspberryPiThrottlingReader",
-         "history": "history store rows (any storage class) → HistoryRow, timeline JSON round trip, summary, SVG chart"}
+         "history": "history store rows (any storage class) → HistoryRow, timeline JSON round trip, summary, SVG chart",
+         "tpv": "gpsd report lines → GPSDReport (TPV decoder), ReplayTrack, the receiver model, once and watch"}
 lines = ["## Fuzzing", "",
          f"Written by `make fuzz` (scripts/fuzz.sh, FUZZ_SECONDS={seconds}) on {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
          "libFuzzer with AddressSanitizer; the harness also traps on impossible values (percentages outside 0-100, negative or non-finite energies, estimates beyond 240 h, temperatures outside -273.15...500 °C, CPU usage against the same sample), so a wrong number counts as a crash. Corpora seeded from the fixtures (scripts/fuzz-seeds.py). Crashes are those of this run; earlier ones and their fixes are listed above.", "",

@@ -5,13 +5,13 @@ import JouleHardware
 struct Joule: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "joule",
-        abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU, beacons and deferred transfers.",
+        abstract: "Apple-style energy efficiency for Linux: power, thermal, CPU, beacons, location and deferred transfers.",
         version: JouleVersion.current,
         subcommands: [
             StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self,
             CPUMonitorCommand.self, ReportsCommand.self, EnforceCommand.self, DevicesCommand.self, DaemonCommand.self,
             TransferCommand.self, RunCommand.self, AppCommand.self, TopCommand.self, HistoryCommand.self,
-            ExportCommand.self,
+            ExportCommand.self, LocationCommand.self,
         ]
     )
 }

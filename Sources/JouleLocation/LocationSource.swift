@@ -1,0 +1,73 @@
+import JouleHardware
+
+/// The source a `LocationSourceSpec` names, opened: a replay file read and checked, or a
+/// fixed position on the clock's `now`. gpsd and GeoClue are not built yet.
+public enum LocationSource: LocationReceiver {
+    case replay(ReplayReceiver)
+    case fixed(FixedReceiver)
+
+    /// Opens `spec`; `now` starts a fixed source's clock (the CLI passes the wall clock).
+    public static func open(_ spec: LocationSourceSpec, ttffMicros: Int64, now: Int64) throws(LocationError) -> LocationSource {
+        switch spec {
+        case .replay(let path): .replay(ReplayReceiver(track: try ReplayTrack.read(path: path), ttffMicros: ttffMicros))
+        case .fixed(let latitude, let longitude, let accuracy):
+            .fixed(FixedReceiver(latitude: latitude, longitude: longitude, accuracyM: accuracy, now: now, ttffMicros: ttffMicros))
+        case .auto, .gpsd, .geoclue: throw .notBuilt(source: spec.description)
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .replay(let r): r.name
+        case .fixed(let r): r.name
+        }
+    }
+
+    public var startTime: Int64? {
+        switch self {
+        case .replay(let r): r.startTime
+        case .fixed(let r): r.startTime
+        }
+    }
+
+    public var endTime: Int64? {
+        switch self {
+        case .replay(let r): r.endTime
+        case .fixed(let r): r.endTime
+        }
+    }
+
+    public mutating func turnOn(at time: Int64) {
+        switch self {
+        case .replay(var r): r.turnOn(at: time); self = .replay(r)
+        case .fixed(var r): r.turnOn(at: time); self = .fixed(r)
+        }
+    }
+
+    public mutating func turnOff(at time: Int64) {
+        switch self {
+        case .replay(var r): r.turnOff(at: time); self = .replay(r)
+        case .fixed(var r): r.turnOff(at: time); self = .fixed(r)
+        }
+    }
+
+    public mutating func sleep(until time: Int64) {
+        switch self {
+        case .replay(var r): r.sleep(until: time); self = .replay(r)
+        case .fixed(var r): r.sleep(until: time); self = .fixed(r)
+        }
+    }
+
+    public mutating func next(before deadline: Int64?) -> ReceiverRead {
+        switch self {
+        case .replay(var r):
+            let read = r.next(before: deadline)
+            self = .replay(r)
+            return read
+        case .fixed(var r):
+            let read = r.next(before: deadline)
+            self = .fixed(r)
+            return read
+        }
+    }
+}
