@@ -21,7 +21,7 @@ public enum HTTPDate {
         }
         guard let day, let month, let year, let clock, (1...31).contains(day), clock[0] < 24, clock[1] < 60, clock[2] <= 60
         else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int(CivilCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day)))
         return Double(days * 86_400 + clock[0] * 3600 + clock[1] * 60 + clock[2])
     }
 
@@ -32,15 +32,5 @@ public enum HTTPDate {
     private static func timeOfDay(_ word: String) -> [Int]? {
         let parts = word.split(separator: ":").compactMap { Int($0) }
         return parts.count == 3 ? parts : nil
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

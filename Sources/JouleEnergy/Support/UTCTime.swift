@@ -1,3 +1,5 @@
+import JouleHardware
+
 /// UTC text from Unix time, for every output that prints an instant in UTC (beacon records,
 /// `joule transfer list/show`): one formatter, so they cannot drift apart.
 public enum UTCTime {
@@ -10,7 +12,7 @@ public enum UTCTime {
             secondOfDay += 86_400
             days -= 1
         }
-        let date = civilDate(days: days)
+        let date = CivilCalendar.date(days: days)
         func two(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let text = "\(date.year)-\(two(date.month))-\(two(date.day))T"
             + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
@@ -25,19 +27,5 @@ public enum UTCTime {
         var text = "." + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
         while text.hasSuffix("0") { text.removeLast() }
         return text
-    }
-
-    /// The proleptic Gregorian date `days` after 1970-01-01 (negative: before). Counts in
-    /// 400-year eras of 146 097 days, with years starting on 1 March so the leap day is last.
-    public static func civilDate(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468  // days from 0000-03-01
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
