@@ -17,6 +17,8 @@ public enum LocationEvent: Sendable, Equatable {
     case resumed(timeMicros: Int64)
     /// Give up: no fix met the accuracy in time; the receiver is off until `retryAtMicros`.
     case gaveUp(timeMicros: Int64, bestAccuracyM: Double?, retryAtMicros: Int64)
+    /// A live source failed and is being retried; `message` names it and what it said.
+    case error(message: String, timeMicros: Int64)
     /// The session's end: the receiver's on-time, the span and the fixes it received.
     case summary(LocationSummary)
 }
@@ -94,6 +96,8 @@ extension LocationEvent {
                 "event": .string("gaveUp"), "time": .string(UTCTime.text(time)), "bestAccuracyM": .from(best),
                 "retryAt": .string(UTCTime.text(retryAt)),
             ]
+        case .error(let message, let time):
+            ["event": .string("error"), "message": .string(message), "time": .string(UTCTime.text(time))]
         case .summary(let summary):
             [
                 "event": .string("summary"), "receiverOnS": .double(Double(summary.receiverOnMicros) / 1e6),
@@ -114,6 +118,7 @@ extension LocationEvent {
         case .resumed(let time): "\(clock(time)) resumed: moved"
         case .gaveUp(let time, let best, let retryAt):
             "\(clock(time)) gave up (best ±\(best.map { "\($0)" } ?? "?") m), retrying at \(clock(retryAt))"
+        case .error(let message, let time): "\(clock(time)) error: \(message)"
         case .summary(let s):
             "receiver on \(Double(s.receiverOnMicros) / 1e6) s of \(Double(s.spanMicros) / 1e6) s, \(s.fixes) fix(es)"
         }

@@ -23,24 +23,26 @@ public enum LocationOnce {
     @discardableResult
     public static func run<R: LocationReceiver>(
         _ request: OnceRequest, receiver: inout R, emit: (LocationEvent) -> Void
-    ) throws(LocationError) -> (fix: LocationFix, accuracyMet: Bool) {
+    ) async throws(LocationError) -> (fix: LocationFix, accuracyMet: Bool) {
         guard let start = receiver.startTime else { throw .noFix(source: receiver.name) }
         var session = ReceiverSession(start: start)
-        session.turnOn(&receiver, at: start, emit: emit)
+        await session.turnOn(&receiver, at: start, emit: emit)
         let deadline = start + request.timeoutMicros
         var best: LocationFix?
         var end = deadline
         reading: while true {
-            switch receiver.next(before: deadline) {
+            switch await receiver.next(before: deadline) {
             case .fix(let fix):
                 session.received(fix)
                 if fix.meetsAccuracy(request.accuracyM) {
                     emit(.location(fix, accuracyMet: true))
-                    session.turnOff(&receiver, at: fix.timeMicros, emit: emit)
+                    await session.turnOff(&receiver, at: fix.timeMicros, emit: emit)
                     emit(.summary(session.summary))
                     return (fix, true)
                 }
                 if isMoreAccurate(fix, than: best) { best = fix }
+            case .trouble(let message, let time):
+                emit(.error(message: message, timeMicros: time))
             case .deadline:
                 break reading
             case .end:
@@ -50,7 +52,7 @@ public enum LocationOnce {
             }
         }
         if let best { emit(.location(best, accuracyMet: false)) }
-        session.turnOff(&receiver, at: end, emit: emit)
+        await session.turnOff(&receiver, at: end, emit: emit)
         emit(.summary(session.summary))
         guard let best else { throw .noFix(source: receiver.name) }
         return (best, false)

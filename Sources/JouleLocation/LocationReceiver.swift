@@ -3,7 +3,9 @@ import JouleHardware
 /// A position source as the engines drive it: a receiver they turn on and off, and read fixes
 /// from while it is on. Replay and fixed sources run on virtual time (their records' own
 /// clock), so an engine never sleeps: it asks for the next fix, or for the next one before a
-/// deadline, and the receiver skips what happened while it was off.
+/// deadline, and the receiver skips what happened while it was off. Live sources (gpsd,
+/// GeoClue) run on the wall clock: `next(before:)` waits for the fix or the deadline, and
+/// `sleep(until:)` waits with the receiver off. That is why every step is `async`.
 public protocol LocationReceiver {
     /// How errors and the summary name the source: `replay:FILE`, `fixed:LAT,LON`.
     var name: String { get }
@@ -13,20 +15,23 @@ public protocol LocationReceiver {
     var endTime: Int64? { get }
     /// Turns the receiver on at `time`: the first fix delivered is the first at or after
     /// `time` + TTFF.
-    mutating func turnOn(at time: Int64)
+    mutating func turnOn(at time: Int64) async
     /// Turns the receiver off at `time`: what comes while it is off is skipped.
-    mutating func turnOff(at time: Int64)
+    mutating func turnOff(at time: Int64) async
     /// The receiver stays off until `time`: what comes before it is skipped.
-    mutating func sleep(until time: Int64)
+    mutating func sleep(until time: Int64) async
     /// The next fix while on, `.deadline` if the next one would come at or after `deadline`
-    /// (it stays unread), `.end` when the input is over.
-    mutating func next(before deadline: Int64?) -> ReceiverRead
+    /// (it stays unread), `.end` when the input is over (or a live session was told to stop).
+    mutating func next(before deadline: Int64?) async -> ReceiverRead
 }
 
 public enum ReceiverRead: Sendable, Equatable {
     case fix(LocationFix)
     case deadline
     case end
+    /// A live source failed and is being retried (gpsd went away, GeoClue lost its name): the
+    /// engine reports it as an `error` event and reads on.
+    case trouble(message: String, timeMicros: Int64)
 }
 
 /// Why a location session could not run or ended without an answer.
@@ -140,22 +145,22 @@ public struct ReplayReceiver: LocationReceiver {
     public var startTime: Int64? { track.records.first?.fix.timeMicros }
     public var endTime: Int64? { track.records.last?.fix.timeMicros }
 
-    public mutating func turnOn(at time: Int64) {
+    public mutating func turnOn(at time: Int64) async {
         isOn = true
         deliverFrom = time + ttffMicros
     }
 
-    public mutating func turnOff(at time: Int64) {
+    public mutating func turnOff(at time: Int64) async {
         isOn = false
         skip(before: time)
     }
 
-    public mutating func sleep(until time: Int64) {
+    public mutating func sleep(until time: Int64) async {
         isOn = false
         skip(before: time)
     }
 
-    public mutating func next(before deadline: Int64?) -> ReceiverRead {
+    public mutating func next(before deadline: Int64?) async -> ReceiverRead {
         if !isOn {
             // Off: nothing arrives. The engine decides what the clock does next.
             return index < track.records.count ? .deadline : .end
@@ -199,17 +204,17 @@ public struct FixedReceiver: LocationReceiver {
     public var startTime: Int64? { now }
     public var endTime: Int64? { delivered ? fixTime : nil }
 
-    public mutating func turnOn(at time: Int64) {
+    public mutating func turnOn(at time: Int64) async {
         if !delivered { fixTime = time + ttffMicros }
     }
 
-    public mutating func turnOff(at time: Int64) {
+    public mutating func turnOff(at time: Int64) async {
         if !delivered, let fixTime, fixTime < time { self.fixTime = nil }
     }
 
-    public mutating func sleep(until time: Int64) { turnOff(at: time) }
+    public mutating func sleep(until time: Int64) async { await turnOff(at: time) }
 
-    public mutating func next(before deadline: Int64?) -> ReceiverRead {
+    public mutating func next(before deadline: Int64?) async -> ReceiverRead {
         guard !delivered, let time = fixTime else { return .end }
         if let deadline, time >= deadline { return .deadline }
         delivered = true

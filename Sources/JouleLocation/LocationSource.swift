@@ -37,35 +37,35 @@ public enum LocationSource: LocationReceiver {
         }
     }
 
-    public mutating func turnOn(at time: Int64) {
+    public mutating func turnOn(at time: Int64) async {
         switch self {
-        case .replay(var r): r.turnOn(at: time); self = .replay(r)
-        case .fixed(var r): r.turnOn(at: time); self = .fixed(r)
+        case .replay(var r): await r.turnOn(at: time); self = .replay(r)
+        case .fixed(var r): await r.turnOn(at: time); self = .fixed(r)
         }
     }
 
-    public mutating func turnOff(at time: Int64) {
+    public mutating func turnOff(at time: Int64) async {
         switch self {
-        case .replay(var r): r.turnOff(at: time); self = .replay(r)
-        case .fixed(var r): r.turnOff(at: time); self = .fixed(r)
+        case .replay(var r): await r.turnOff(at: time); self = .replay(r)
+        case .fixed(var r): await r.turnOff(at: time); self = .fixed(r)
         }
     }
 
-    public mutating func sleep(until time: Int64) {
+    public mutating func sleep(until time: Int64) async {
         switch self {
-        case .replay(var r): r.sleep(until: time); self = .replay(r)
-        case .fixed(var r): r.sleep(until: time); self = .fixed(r)
+        case .replay(var r): await r.sleep(until: time); self = .replay(r)
+        case .fixed(var r): await r.sleep(until: time); self = .fixed(r)
         }
     }
 
-    public mutating func next(before deadline: Int64?) -> ReceiverRead {
+    public mutating func next(before deadline: Int64?) async -> ReceiverRead {
         switch self {
         case .replay(var r):
-            let read = r.next(before: deadline)
+            let read = await r.next(before: deadline)
             self = .replay(r)
             return read
         case .fixed(var r):
-            let read = r.next(before: deadline)
+            let read = await r.next(before: deadline)
             self = .fixed(r)
             return read
         }

@@ -58,28 +58,31 @@ public enum LocationWatch {
     @discardableResult
     public static func run<R: LocationReceiver>(
         _ request: WatchRequest, receiver: inout R, emit: (LocationEvent) -> Void
-    ) -> LocationSummary? {
+    ) async -> LocationSummary? {
         guard let start = receiver.startTime else { return nil }
         var session = ReceiverSession(start: start)
-        session.turnOn(&receiver, at: start, emit: emit)
+        await session.turnOn(&receiver, at: start, emit: emit)
         var filter = DeliveryFilter(request: request)
         var anchor: LocationFix?
         var effort = GiveUpClock(since: start)
         reading: while true {
             let deadline = request.giveUpMicros.map { effort.since + $0 }
             let fix: LocationFix
-            switch receiver.next(before: deadline) {
+            switch await receiver.next(before: deadline) {
             case .end: break reading
+            case .trouble(let message, let time):
+                emit(.error(message: message, timeMicros: time))
+                continue reading
             case .fix(let next): fix = next
             case .deadline:
                 // No fix met the accuracy, nor improved on the best by 10 %, for give-up seconds.
                 guard let time = deadline else { break reading }
                 let retryAt = time + request.retryMicros
                 emit(.gaveUp(timeMicros: time, bestAccuracyM: effort.bestAccuracyM, retryAtMicros: retryAt))
-                session.turnOff(&receiver, at: time, emit: emit)
+                await session.turnOff(&receiver, at: time, emit: emit)
                 if let end = receiver.endTime, retryAt > end { break reading }
-                receiver.sleep(until: retryAt)
-                session.turnOn(&receiver, at: retryAt, emit: emit)
+                await receiver.sleep(until: retryAt)
+                await session.turnOn(&receiver, at: retryAt, emit: emit)
                 effort = GiveUpClock(since: retryAt)
                 // Where the device was while the receiver was off is unknown: stillness starts over.
                 anchor = nil
@@ -99,14 +102,14 @@ public enum LocationWatch {
             }
             guard fix.timeMicros - current.timeMicros >= stillness else { continue }
             emit(.paused(timeMicros: fix.timeMicros))
-            session.turnOff(&receiver, at: fix.timeMicros, emit: emit)
+            await session.turnOff(&receiver, at: fix.timeMicros, emit: emit)
             var probeAt = fix.timeMicros + request.probeMicros
             while true {
                 // The input ends while paused: nothing more would be heard.
                 if let end = receiver.endTime, probeAt > end { break reading }
-                receiver.sleep(until: probeAt)
-                session.turnOn(&receiver, at: probeAt, emit: emit)
-                guard case .fix(let probe) = receiver.next(before: nil) else { break reading }
+                await receiver.sleep(until: probeAt)
+                await session.turnOn(&receiver, at: probeAt, emit: emit)
+                guard let probe = await receiver.nextFix(emit: emit) else { break reading }
                 session.received(probe)
                 if Geodesy.distanceM(fix, probe) > 100 {
                     emit(.resumed(timeMicros: probe.timeMicros))
@@ -116,7 +119,7 @@ public enum LocationWatch {
                     filter.consider(probe, emit: emit)
                     continue reading
                 }
-                session.turnOff(&receiver, at: probe.timeMicros, emit: emit)
+                await session.turnOff(&receiver, at: probe.timeMicros, emit: emit)
                 // The next probe on the same period, after this probe's fix.
                 let behind = probe.timeMicros - probeAt
                 probeAt += (behind / request.probeMicros + 1) * request.probeMicros
@@ -124,7 +127,7 @@ public enum LocationWatch {
         }
         filter.finish(emit: emit)
         if let end = receiver.endTime { session.advance(to: end) }
-        session.turnOff(&receiver, at: session.clock, emit: emit)
+        await session.turnOff(&receiver, at: session.clock, emit: emit)
         emit(.summary(session.summary))
         return session.summary
     }
@@ -180,5 +183,18 @@ struct DeliveryFilter {
     mutating func finish(emit: (LocationEvent) -> Void) {
         if !batch.isEmpty { emit(.deferred(batch, reason: .stop)) }
         batch = []
+    }
+}
+
+extension LocationReceiver {
+    /// The next fix, reporting a live source's trouble on the way; nil at the end.
+    mutating func nextFix(emit: (LocationEvent) -> Void) async -> LocationFix? {
+        while true {
+            switch await next(before: nil) {
+            case .fix(let fix): return fix
+            case .end, .deadline: return nil
+            case .trouble(let message, let time): emit(.error(message: message, timeMicros: time))
+            }
+        }
     }
 }

@@ -15,18 +15,18 @@ struct ReceiverSession {
         clock = start
     }
 
-    mutating func turnOn<R: LocationReceiver>(_ receiver: inout R, at time: Int64, emit: (LocationEvent) -> Void) {
+    mutating func turnOn<R: LocationReceiver>(_ receiver: inout R, at time: Int64, emit: (LocationEvent) -> Void) async {
         guard onSince == nil else { return }
         advance(to: time)
-        receiver.turnOn(at: time)
+        await receiver.turnOn(at: time)
         onSince = time
         emit(.receiver(isOn: true, timeMicros: time))
     }
 
-    mutating func turnOff<R: LocationReceiver>(_ receiver: inout R, at time: Int64, emit: (LocationEvent) -> Void) {
+    mutating func turnOff<R: LocationReceiver>(_ receiver: inout R, at time: Int64, emit: (LocationEvent) -> Void) async {
         guard let since = onSince else { return }
         advance(to: time)
-        receiver.turnOff(at: time)
+        await receiver.turnOff(at: time)
         onMicros += clock - since
         onSince = nil
         emit(.receiver(isOn: false, timeMicros: clock))

@@ -102,7 +102,7 @@ struct LocationOnceCommand: AsyncParsableCommand {
         defer { printer.output.flush() }
         let request = OnceRequest(accuracyM: options.accuracy, timeoutMicros: LocationOptions.micros(timeout))
         do throws(LocationError) {
-            try LocationOnce.run(request, receiver: &receiver, emit: printer.emit)
+            try await LocationOnce.run(request, receiver: &receiver, emit: printer.emit)
         } catch {
             printer.output.flush()
             throw JouleExit.system("\(error)", command: "location once")
@@ -183,7 +183,7 @@ struct LocationWatchCommand: AsyncParsableCommand {
             pauseWhenStationaryMicros: pauseWhenStationary.map(LocationOptions.micros),
             probeMicros: LocationOptions.micros(probe ?? 300), giveUpMicros: giveUp.map(LocationOptions.micros),
             retryMicros: LocationOptions.micros(retry ?? 300))
-        guard LocationWatch.run(request, receiver: &receiver, emit: printer.emit) != nil else {
+        guard await LocationWatch.run(request, receiver: &receiver, emit: printer.emit) != nil else {
             throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location watch")
         }
     }

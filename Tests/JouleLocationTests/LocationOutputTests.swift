@@ -13,7 +13,7 @@ extension LocationEvent {
         timeMicros: 1_714_564_801_500_000, latitude: 51.5, longitude: -0.125, horizontalAccuracyM: 5.25, altitudeM: 48.2,
         verticalAccuracyM: nil, speedMps: 1.5, courseDeg: nil, source: "replay")
 
-    @Test func fixJSONHasEveryKeyInOrderWithNullForTheUnknown() {
+    @Test func fixJSONHasEveryKeyInOrderWithNullForTheUnknown() async {
         #expect(Self.fix.jsonObject.entries.map(\.0) == [
             "time", "latitude", "longitude", "horizontalAccuracyM", "altitudeM", "verticalAccuracyM", "speedMps", "courseDeg", "source",
         ])
@@ -22,7 +22,7 @@ extension LocationEvent {
                 == #"{"event":"location","fix":{"time":"2024-05-01T12:00:01.5Z","latitude":51.5,"longitude":-0.125,"horizontalAccuracyM":5.25,"altitudeM":48.2,"verticalAccuracyM":null,"speedMps":1.5,"courseDeg":null,"source":"replay"},"accuracyMet":true}"#)
     }
 
-    @Test func eventShapes() {
+    @Test func eventShapes() async {
         #expect(LocationEvent.receiver(isOn: true, timeMicros: 1_714_564_800_000_000).json
             == #"{"event":"receiver","state":"on","time":"2024-05-01T12:00:00Z"}"#)
         #expect(LocationEvent.receiver(isOn: false, timeMicros: 1_714_564_800_000_000).json
@@ -35,14 +35,14 @@ extension LocationEvent {
         #expect(deferred["reason"] == .string("distance"))
     }
 
-    @Test func readableLines() {
+    @Test func readableLines() async {
         let clock: (Int64) -> String = { _ in "12:00:01" }
         #expect(Self.fix.text(clock: clock) == "12:00:01 51.500000, -0.125000 ±5.3 m, alt 48.2 m, 1.5 m/s (replay)")
         #expect(LocationEvent.location(Self.fix, accuracyMet: false).text(clock: clock).hasSuffix("(replay) — accuracy not met"))
         #expect(LocationEvent.receiver(isOn: true, timeMicros: 0).text(clock: clock) == "12:00:01 receiver on")
     }
 
-    @Test func sourceSpecs() throws {
+    @Test func sourceSpecs() async throws {
         #expect(try LocationSourceSpec.parse("replay:/tmp/a b.ndjson").get() == .replay(path: "/tmp/a b.ndjson"))
         #expect(try LocationSourceSpec.parse("fixed:52.52,13.405").get() == .fixed(latitude: 52.52, longitude: 13.405, accuracyM: nil))
         #expect(try LocationSourceSpec.parse("fixed:-33.9,151.2,25").get() == .fixed(latitude: -33.9, longitude: 151.2, accuracyM: 25))
@@ -53,14 +53,14 @@ extension LocationEvent {
         }
     }
 
-    @Test func openingALiveSourceSaysItIsNotBuilt() {
+    @Test func openingALiveSourceSaysItIsNotBuilt() async {
         for spec in [LocationSourceSpec.auto, .gpsd, .geoclue] {
             #expect(throws: LocationError.notBuilt(source: spec.description)) { try LocationSource.open(spec, ttffMicros: 0, now: 0) }
         }
         #expect(LocationError.notBuilt(source: "gpsd").description.contains("not built yet"))
     }
 
-    @Test func haversineDistances() {
+    @Test func haversineDistances() async {
         // One degree of latitude on the mean sphere: R·π/180.
         let degree = Geodesy.earthRadiusM * Double.pi / 180
         #expect(abs(Geodesy.distanceM(0, 0, 1, 0) - degree) < 1e-6)

@@ -12,13 +12,13 @@ import Testing
         return track
     }
 
-    func times(_ receiver: inout ReplayReceiver, before deadline: Int64? = nil, max: Int = 100) -> [Int64] {
+    func times(_ receiver: inout ReplayReceiver, before deadline: Int64? = nil, max: Int = 100) async -> [Int64] {
         var out: [Int64] = []
-        while out.count < max, case .fix(let fix) = receiver.next(before: deadline) { out.append((fix.timeMicros - TrackBuilder.t0) / 1_000_000) }
+        while out.count < max, case .fix(let fix) = await receiver.next(before: deadline) { out.append((fix.timeMicros - TrackBuilder.t0) / 1_000_000) }
         return out
     }
 
-    @Test func otherClassesAndNoFixLinesAreSkipped() throws {
+    @Test func otherClassesAndNoFixLinesAreSkipped() async throws {
         var builder = everySecond(3)
         builder.lines.insert(#"{"class":"TPV","mode":1,"time":"2024-05-01T11:59:59Z"}"#, at: 1)
         let track = try builder.track()
@@ -29,46 +29,46 @@ import Testing
         #expect(track.records.allSatisfy { $0.fix.source == "replay" })
     }
 
-    @Test func ttffDelaysTheFirstFix() throws {
+    @Test func ttffDelaysTheFirstFix() async throws {
         var receiver = try everySecond(10).receiver(ttff: 4.5)
-        receiver.turnOn(at: TrackBuilder.t0)
-        #expect(times(&receiver) == [5, 6, 7, 8, 9])
+        await receiver.turnOn(at: TrackBuilder.t0)
+        #expect(await times(&receiver) == [5, 6, 7, 8, 9])
         #expect(receiver.skipped == 5)
     }
 
-    @Test func recordsWhileOffAreSkipped() throws {
+    @Test func recordsWhileOffAreSkipped() async throws {
         var receiver = try everySecond(20).receiver()
-        #expect(receiver.next(before: nil) == .deadline)  // off: nothing arrives
-        receiver.turnOn(at: TrackBuilder.t0)
-        #expect(times(&receiver, max: 3) == [0, 1, 2])
-        receiver.turnOff(at: TrackBuilder.micros(2.5))
-        #expect(receiver.next(before: nil) == .deadline)
-        receiver.turnOn(at: TrackBuilder.micros(7))
-        #expect(times(&receiver, max: 2) == [7, 8])
+        #expect(await receiver.next(before: nil) == .deadline)  // off: nothing arrives
+        await receiver.turnOn(at: TrackBuilder.t0)
+        #expect(await times(&receiver, max: 3) == [0, 1, 2])
+        await receiver.turnOff(at: TrackBuilder.micros(2.5))
+        #expect(await receiver.next(before: nil) == .deadline)
+        await receiver.turnOn(at: TrackBuilder.micros(7))
+        #expect(await times(&receiver, max: 2) == [7, 8])
         #expect(receiver.skipped == 4)  // 3, 4, 5, 6
     }
 
-    @Test func aSleepSkipsToTheFirstRecordAtOrAfterItsEnd() throws {
+    @Test func aSleepSkipsToTheFirstRecordAtOrAfterItsEnd() async throws {
         var receiver = try everySecond(20).receiver(ttff: 1)
-        receiver.turnOn(at: TrackBuilder.t0)
-        #expect(times(&receiver, max: 1) == [1])
-        receiver.sleep(until: TrackBuilder.micros(12.2))
-        receiver.turnOn(at: TrackBuilder.micros(12.2))
+        await receiver.turnOn(at: TrackBuilder.t0)
+        #expect(await times(&receiver, max: 1) == [1])
+        await receiver.sleep(until: TrackBuilder.micros(12.2))
+        await receiver.turnOn(at: TrackBuilder.micros(12.2))
         // TTFF again after the sleep: the first at or after 13.2 s.
-        #expect(times(&receiver, max: 2) == [14, 15])
+        #expect(await times(&receiver, max: 2) == [14, 15])
     }
 
-    @Test func aDeadlineLeavesTheNextRecordUnread() throws {
+    @Test func aDeadlineLeavesTheNextRecordUnread() async throws {
         var receiver = try everySecond(10).receiver()
-        receiver.turnOn(at: TrackBuilder.t0)
-        #expect(times(&receiver, before: TrackBuilder.micros(3)) == [0, 1, 2])
-        #expect(receiver.next(before: TrackBuilder.micros(3)) == .deadline)
-        #expect(times(&receiver) == [3, 4, 5, 6, 7, 8, 9])
-        #expect(receiver.next(before: nil) == .end)
+        await receiver.turnOn(at: TrackBuilder.t0)
+        #expect(await times(&receiver, before: TrackBuilder.micros(3)) == [0, 1, 2])
+        #expect(await receiver.next(before: TrackBuilder.micros(3)) == .deadline)
+        #expect(await times(&receiver) == [3, 4, 5, 6, 7, 8, 9])
+        #expect(await receiver.next(before: nil) == .end)
         #expect(receiver.endTime == TrackBuilder.micros(9))
     }
 
-    @Test func timeGoingBackwardsNamesTheLine() {
+    @Test func timeGoingBackwardsNamesTheLine() async {
         var builder = everySecond(3)
         builder.fix(at: 1.5)
         #expect(throws: LocationError.timeWentBackwards(path: "track.ndjson", line: 8, previousLine: 6)) { try builder.track() }
@@ -76,13 +76,13 @@ import Testing
         #expect(message == "t: line 8: time: goes backwards (before line 6's)")
     }
 
-    @Test func equalTimesAreNotBackwards() throws {
+    @Test func equalTimesAreNotBackwards() async throws {
         var builder = everySecond(2)
         builder.fix(at: 1)
         #expect(try builder.track().records.count == 3)
     }
 
-    @Test func aBadLineIsAnErrorNamingFileLineAndKey() {
+    @Test func aBadLineIsAnErrorNamingFileLineAndKey() async {
         var builder = everySecond(2)
         builder.lines.append(#"{"class":"TPV","mode":3,"time":"2024-05-01T12:00:09Z","lat":95,"lon":2}"#)
         do {
@@ -94,13 +94,13 @@ import Testing
         }
     }
 
-    @Test func blankLinesAndCRLFAreAccepted() throws {
+    @Test func blankLinesAndCRLFAreAccepted() async throws {
         let builder = everySecond(2)
         let track = try ReplayTrack(text: builder.lines.joined(separator: "\r\n") + "\r\n\r\n", path: "x")
         #expect(track.records.count == 2)
     }
 
-    @Test func aMissingFileIsUnreadable() {
+    @Test func aMissingFileIsUnreadable() async {
         #expect(throws: LocationError.self) { try ReplayTrack.read(path: "/nonexistent/joule-track.ndjson") }
         do { _ = try ReplayTrack.read(path: "/nonexistent/joule-track.ndjson") } catch {
             #expect(error.description.hasPrefix("cannot read replay /nonexistent/joule-track.ndjson: "))
