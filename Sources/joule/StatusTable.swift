@@ -69,6 +69,7 @@ enum StatusTable {
             lines.append(row("technology", battery.technology ?? "unknown"))
             lines.append(row("model", battery.model ?? "unknown"))
             lines.append(row("manufacturer", battery.manufacturer ?? "unknown"))
+            lines.append(row("charge limit", chargeLimit(battery.chargeLimit)))
             if let error = battery.error { lines.append(row("error", error)) }
         }
 
@@ -173,5 +174,14 @@ enum StatusTable {
             text += "." + String(repeating: "0", count: places - digits.count) + digits
         }
         return text
+    }
+
+    /// `75–80 % (firmware)`, `off (supports end, auto, inhibit-charge)`, `not supported`.
+    static func chargeLimit(_ limit: ChargeLimitReading) -> String {
+        guard !limit.supported.isEmpty else { return "not supported" }
+        let supports = "supports " + limit.supported.joined(separator: ", ")
+        guard limit.source != .none else { return "off (\(supports))" }
+        let range = (limit.start.map { "\($0)" } ?? "?") + "–" + (limit.end.map { "\($0)" } ?? "?") + " %"
+        return "\(range) (\(limit.source.rawValue)" + (limit.behaviour.map { ", \($0)" } ?? "") + ")"
     }
 }

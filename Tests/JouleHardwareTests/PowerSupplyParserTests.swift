@@ -16,6 +16,19 @@ import Testing
         return attributes
     }
 
+    @Test func chargeThresholdsAreReadAndGarbageIsNullWithItsAttributeInError() throws {
+        let parsed = PowerSupplyParser.parse([
+            Self.device("BAT0", Self.battery([
+                "capacity": "50", "charge_control_start_threshold": "40", "charge_control_end_threshold": "-5",
+                "charge_behaviour": "[auto] inhibit-charge",
+            ]))
+        ])
+        let battery = try #require(parsed.batteries.first)
+        #expect(battery.chargeLimit == ChargeLimitReading(
+            start: 40, end: nil, behaviour: "auto", supported: ["start", "end", "auto", "inhibit-charge"], source: .firmware))
+        #expect(battery.error?.contains("charge_control_end_threshold: not a percentage 0-100: '-5'") == true)
+    }
+
     @Test func energyUnitsGiveWattHoursAndEstimates() throws {
         let parsed = PowerSupplyParser.parse([
             Self.device("BAT0", Self.battery([

@@ -111,9 +111,18 @@ public struct StatusReport: Sendable {
             "technology": .from(battery.technology),
             "model": .from(battery.model),
             "manufacturer": .from(battery.manufacturer),
+            "chargeLimit": .object(json(chargeLimit: battery.chargeLimit)),
         ]
         if let error = battery.error { object["error"] = .string(error) }
         return object
+    }
+
+    /// `{"start","end","behaviour","supported":[…],"source":"firmware"|"emulated"|"none"}`.
+    static func json(chargeLimit limit: ChargeLimitReading) -> JSONObject {
+        [
+            "start": .from(limit.start), "end": .from(limit.end), "behaviour": .from(limit.behaviour),
+            "supported": .array(limit.supported.map { .string($0) }), "source": .string(limit.source.rawValue),
+        ]
     }
 
     static func json(peripheral: Battery) -> JSONObject {

@@ -159,8 +159,18 @@ enum StatusReportDecoder {
         battery.technology = try field["technology"].optionalString()
         battery.model = try field["model"].optionalString()
         battery.manufacturer = try field["manufacturer"].optionalString()
+        battery.chargeLimit = try chargeLimit(try field["chargeLimit"])
         battery.error = try field.absentOrString("error")
         return battery
+    }
+
+    static func chargeLimit(_ field: Field) throws(StatusReportDecodingError) -> ChargeLimitReading {
+        var supported: [String] = []
+        for item in try field["supported"].array() { supported.append(try item.string()) }
+        return ChargeLimitReading(
+            start: try field["start"].optionalInt(), end: try field["end"].optionalInt(),
+            behaviour: try field["behaviour"].optionalString(), supported: supported,
+            source: try field["source"].word(ChargeLimitSource.init(rawValue:), "firmware, emulated or none"))
     }
 
     static func peripheral(_ field: Field) throws(StatusReportDecodingError) -> Battery {

@@ -32,6 +32,8 @@ public struct Battery: Sendable, Hashable {
     public var temperatureC: Double?
     /// The kernel's coarse `capacity_level` (Full, High, Normal, Low, Critical, Unknown).
     public var capacityLevel: String?
+    /// The charge thresholds and behaviour (issue 36's `chargeLimit`).
+    public var chargeLimit = ChargeLimitReading()
     /// Why attributes gave no value (`energy_now: read failed: Permission denied (EACCES)`),
     /// nil when every attribute present was read.
     public var error: String?

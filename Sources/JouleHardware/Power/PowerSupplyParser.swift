@@ -186,7 +186,10 @@ public enum PowerSupplyParser {
         battery.manufacturer = SysfsValue.safeString(device, "manufacturer")
         battery.serial = SysfsValue.safeString(device, "serial_number")
         battery.temperatureC = SysfsValue.number(device, "temp").map { $0 / 10 }
-        battery.error = SysfsValue.failures(device, numbers: batteryNumbers, texts: batteryTexts)
+        let charge = ChargeControlState(device: device)
+        battery.chargeLimit = ChargeLimitReading(state: charge)
+        let failures = [SysfsValue.failures(device, numbers: batteryNumbers, texts: batteryTexts)].compactMap { $0 } + charge.problems
+        battery.error = failures.isEmpty ? nil : failures.joined(separator: "; ")
         return battery
     }
 

@@ -61,6 +61,16 @@ public struct ChargeControlState: Sendable, Hashable {
         problems.sort()
     }
 
+    /// From a power_supply device's attributes, as the status reader has them; problems name
+    /// the attribute, as the battery's other `error` entries do.
+    public init(device: DeviceSnapshot) {
+        var texts: [ChargeAttribute: String] = [:]
+        for attribute in ChargeAttribute.allCases {
+            if let text = device.string(attribute.rawValue) { texts[attribute] = text }
+        }
+        self.init(texts: texts, location: \.rawValue)
+    }
+
     /// Reads every attribute the battery has; an unreadable one is a problem, not an error.
     public static func read(_ files: some ChargeControlFiles) -> ChargeControlState {
         var texts: [ChargeAttribute: String] = [:]
