@@ -3,36 +3,39 @@ import JouleHardware
 /// A battery's embedded controller as tests need it: attributes with values, and the quirks
 /// real firmware has (values it refuses, thresholds it checks against each other, writes it
 /// accepts and ignores, files it will not open), recording every write in order.
-final class FirmwareChargeControl: ChargeControlFiles, @unchecked Sendable {
-    let battery = "BAT0"
-    var values: [ChargeAttribute: String]
+public final class FirmwareChargeControl: ChargeControlFiles, @unchecked Sendable {
+    public let battery: String
+    public var values: [ChargeAttribute: String]
     /// End values the firmware takes (nil: any 1-100).
-    var acceptedEnds: Set<Int>?
+    public var acceptedEnds: Set<Int>?
     /// Refuses a start at or above the end, and an end at or below the start (EINVAL).
-    var checksOrder = false
+    public var checksOrder = false
     /// Refuses an end write until a start was written since the last end (EINVAL).
-    var wantsStartFirst = false
+    public var wantsStartFirst = false
     /// Accepts writes and keeps the old value.
-    var ignoresWrites = false
+    public var ignoresWrites = false
     /// Every write fails with this.
-    var refusal: Errno?
-    private(set) var writes: [String] = []
+    public var refusal: Errno?
+    public private(set) var writes: [String] = []
     private var startWritten = false
 
-    init(_ values: [ChargeAttribute: String]) { self.values = values }
+    public init(_ values: [ChargeAttribute: String], battery: String = "BAT0") {
+        self.values = values
+        self.battery = battery
+    }
 
-    func location(of attribute: ChargeAttribute) -> String { "/sys/class/power_supply/BAT0/\(attribute.rawValue)" }
+    public func location(of attribute: ChargeAttribute) -> String { "/sys/class/power_supply/\(battery)/\(attribute.rawValue)" }
 
-    func read(_ attribute: ChargeAttribute) throws(HardwareError) -> String? { values[attribute] }
+    public func read(_ attribute: ChargeAttribute) throws(HardwareError) -> String? { values[attribute] }
 
-    func write(_ attribute: ChargeAttribute, _ value: String) throws(HardwareError) {
+    public func write(_ attribute: ChargeAttribute, _ value: String) throws(HardwareError) {
         let refuse = { (errno: Errno) -> HardwareError in HardwareError(operation: "write", path: self.location(of: attribute), errno: errno) }
         if let refusal { throw refuse(refusal) }
         guard values[attribute] != nil else { throw refuse(.noEntry) }
         switch attribute {
         case .start, .end:
             guard let number = Int(value) else { throw refuse(.invalid) }
-            let start = values[.start].flatMap { Int($0.trimmingSpaces) }, end = values[.end].flatMap { Int($0.trimmingSpaces) }
+            let start = values[.start].flatMap { Int($0.withoutSpaces) }, end = values[.end].flatMap { Int($0.withoutSpaces) }
             if attribute == .end {
                 if let acceptedEnds, !acceptedEnds.contains(number) { throw refuse(.invalid) }
                 if checksOrder, let start, number <= start { throw refuse(.invalid) }
@@ -54,5 +57,5 @@ final class FirmwareChargeControl: ChargeControlFiles, @unchecked Sendable {
 }
 
 extension String {
-    var trimmingSpaces: String { String(filter { $0 != " " && $0 != "\n" }) }
+    var withoutSpaces: String { String(filter { $0 != " " && $0 != "\n" }) }
 }
