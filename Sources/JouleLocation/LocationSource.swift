@@ -16,7 +16,9 @@ public enum LocationSource: LocationReceiver {
         case .replay(let path): .replay(ReplayReceiver(track: try ReplayTrack.read(path: path), ttffMicros: ttffMicros))
         case .fixed(let latitude, let longitude, let accuracy):
             .fixed(FixedReceiver(latitude: latitude, longitude: longitude, accuracyM: accuracy, now: now, ttffMicros: ttffMicros))
-        case .auto, .gpsd, .geoclue: throw .notBuilt(source: spec.description)
+        case .geoclue: throw .notBuilt(source: spec.description)
+        case .auto, .gpsd:
+            throw .unavailable(message: "--source \(spec): a live source opens with LocationSource.open(_:ttffMicros:now:gpsd:)")
         }
     }
 
