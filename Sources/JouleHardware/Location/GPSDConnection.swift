@@ -128,6 +128,9 @@ public final class GPSDConnection: Sendable {
 
     private func deliver(_ read: Read) {
         let waiter = shared.withLock { state -> CheckedContinuation<Read, Never>? in
+            // A line read as the consumer turned watching off (poll saw the wake and the socket
+            // at once) belongs to the last turn: dropped, as `setWatching` drops those queued.
+            if case .line = read, !state.watching { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return waiter

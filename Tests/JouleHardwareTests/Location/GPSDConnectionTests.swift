@@ -111,4 +111,40 @@ struct GPSDConnectionTests {
         #expect(await Self.nextFix(connection) != nil)
         #expect(rig.gpsdHasDeviceOpen())
     }
+
+    /// A stand-in for gpsd that sends its banner, a report longer than any gpsd writes, and a
+    /// TPV split across writes: the long one is dropped whole, the others come as lines.
+    @Test func anOverlongReportIsDroppedAndSplitOnesJoined() async throws {
+        let scratch = try ScratchDirectory(prefix: "joule-gpsd-fake")
+        let portFile = scratch.path + "/port"
+        let server = """
+            import socket, time
+            s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+            open("\(portFile).tmp", "w").write(str(s.getsockname()[1]))
+            import os; os.rename("\(portFile).tmp", "\(portFile)")
+            c, _ = s.accept(); s.settimeout(10)
+            c.sendall(b'{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}\\r\\n')
+            c.recv(100)
+            c.sendall(b'{"class":"SKY","pad":"' + b"x" * 40000 + b'"}\\n{"class":"TPV","mode":3,')
+            time.sleep(0.2)
+            c.sendall(b'"time":"2024-05-01T12:00:00Z","lat":1,"lon":2}\\n')
+            time.sleep(10)
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", server]
+        try process.run()
+        defer { process.terminate() }
+        #expect(await eventually { FileManager.default.fileExists(atPath: portFile) })
+        let port = try #require(UInt16(try String(contentsOfFile: portFile, encoding: .utf8)))
+        let connection = try GPSDConnection(address: GPSDAddress(host: "127.0.0.1", port: port))
+        defer { connection.stop() }
+        connection.setWatching(true)
+        var lines: [String] = []
+        let deadline = WallClock.micros() + 20_000_000
+        while lines.count < 2, case .line(let line) = await connection.next(until: deadline) { lines.append(line) }
+        #expect(lines.count == 2)
+        #expect(lines.first.flatMap(GPSDVersion.decode(line:)) != nil, "the banner, without its CR: \(lines.first ?? "")")
+        #expect(lines.last == #"{"class":"TPV","mode":3,"time":"2024-05-01T12:00:00Z","lat":1,"lon":2}"#)
+    }
 }
