@@ -39,7 +39,7 @@ struct LocationGPSDTests {
     }
 
     /// Reads lines until one satisfies `match`; nil when joule ended or 30 s passed first.
-    static func await(_ watch: CLIProcess, seen: inout [String], _ match: ([String: Any]) -> Bool) async -> [String: Any]? {
+    static func waitFor(_ watch: CLIProcess, seen: inout [String], _ match: ([String: Any]) -> Bool) async -> [String: Any]? {
         while let line = await watch.nextLine(timeout: 30) {
             seen.append(line)
             if let object = json(line), match(object) { return object }
@@ -79,7 +79,7 @@ struct LocationGPSDTests {
         defer { watch.end() }
         var seen: [String] = []
         var fixes: [[String: Any]] = []
-        while fixes.count < 4, let event = await Self.await(watch, seen: &seen, Self.event("location")) {
+        while fixes.count < 4, let event = await Self.waitFor(watch, seen: &seen, Self.event("location")) {
             fixes.append(try #require(event["fix"] as? [String: Any]))
         }
         #expect(fixes.count == 4, "\(seen)")
@@ -101,8 +101,8 @@ struct LocationGPSDTests {
         ])
         defer { watch.end() }
         var seen: [String] = []
-        #expect(await Self.await(watch, seen: &seen, Self.event("paused")) != nil, "\(seen)")
-        #expect(await Self.await(watch, seen: &seen) { $0["event"] as? String == "receiver" && $0["state"] as? String == "off" } != nil)
+        #expect(await Self.waitFor(watch, seen: &seen, Self.event("paused")) != nil, "\(seen)")
+        #expect(await Self.waitFor(watch, seen: &seen) { $0["event"] as? String == "receiver" && $0["state"] as? String == "off" } != nil)
         #expect(await Self.gpsdClosesTheDevice(rig), "gpsd still has \(rig.pty) open while joule sleeps\n\(rig.gpsdLog.suffix(2000))")
         #expect(!watch.hasExited, "joule sleeps until the probe")
         #expect(await watch.stop(SIGINT) == 0)
@@ -124,14 +124,14 @@ struct LocationGPSDTests {
         let watch = try CLIProcess(["location", "watch", "--source", "gpsd", "--gpsd", rig.address, "--json"])
         defer { watch.end() }
         var seen: [String] = []
-        #expect(await Self.await(watch, seen: &seen, Self.event("location")) != nil, "\(seen)")
+        #expect(await Self.waitFor(watch, seen: &seen, Self.event("location")) != nil, "\(seen)")
         try await rig.kill()
-        let error = await Self.await(watch, seen: &seen, Self.event("error"))
+        let error = await Self.waitFor(watch, seen: &seen, Self.event("error"))
         let message = error?["message"] as? String ?? ""
         #expect(message.hasPrefix("gpsd at \(rig.address): "), "\(seen)")
         try await rig.restart()
         // The back-off is at most a few seconds here (1 s, 2 s, 4 s…): fixes come again.
-        #expect(await Self.await(watch, seen: &seen, Self.event("location")) != nil, "no fix after gpsd came back: \(seen)")
+        #expect(await Self.waitFor(watch, seen: &seen, Self.event("location")) != nil, "no fix after gpsd came back: \(seen)")
         #expect(await watch.stop(SIGINT) == 0)
         #expect(watch.pendingLines().compactMap(Self.json).last?["event"] as? String == "summary")
     }
