@@ -46,12 +46,15 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     case noFix(source: String)
     /// A source this build cannot open yet.
     case notBuilt(source: String)
+    /// A live source did not answer (gpsd not listening, GeoClue not on the bus): the message
+    /// names it, its address and what it said; for `auto`, every source tried.
+    case unavailable(message: String)
 
     /// Whether the user's input is at fault (exit 2) rather than the system (exit 1).
     public var isInputError: Bool {
         switch self {
         case .unreadable, .badRecord, .timeWentBackwards: true
-        case .noFix, .notBuilt: false
+        case .noFix, .notBuilt, .unavailable: false
         }
     }
 
@@ -63,7 +66,8 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
             "\(path): line \(line): time: goes backwards (before line \(previousLine)'s)"
         case .noFix(let source): "no fix from \(source)"
         case .notBuilt(let source):
-            "--source \(source): live sources (gpsd, GeoClue) are not built yet; use --source replay:FILE (or --replay FILE) or fixed:LAT,LON[,ACCURACY]"
+            "--source \(source): not built yet (GeoClue is not built in this branch); use --source gpsd, replay:FILE (or --replay FILE) or fixed:LAT,LON[,ACCURACY]"
+        case .unavailable(let message): message
         }
     }
 }

@@ -1,18 +1,24 @@
 import JouleHardware
 
-/// The source a `LocationSourceSpec` names, opened: a replay file read and checked, or a
-/// fixed position on the clock's `now`. gpsd and GeoClue are not built yet.
+/// The source a `LocationSourceSpec` names, opened: a replay file read and checked, a fixed
+/// position on the clock's `now`, or live gpsd (`LocationSource+Live.swift`). GeoClue is not
+/// built yet.
 public enum LocationSource: LocationReceiver {
     case replay(ReplayReceiver)
     case fixed(FixedReceiver)
+    case gpsd(GPSDReceiver)
 
-    /// Opens `spec`; `now` starts a fixed source's clock (the CLI passes the wall clock).
+    /// Opens `spec` without touching the system: replay and fixed sources; the live ones open
+    /// with `open(_:ttffMicros:now:gpsd:)`. `now` starts a fixed source's clock (the CLI passes
+    /// the wall clock).
     public static func open(_ spec: LocationSourceSpec, ttffMicros: Int64, now: Int64) throws(LocationError) -> LocationSource {
         switch spec {
         case .replay(let path): .replay(ReplayReceiver(track: try ReplayTrack.read(path: path), ttffMicros: ttffMicros))
         case .fixed(let latitude, let longitude, let accuracy):
             .fixed(FixedReceiver(latitude: latitude, longitude: longitude, accuracyM: accuracy, now: now, ttffMicros: ttffMicros))
-        case .auto, .gpsd, .geoclue: throw .notBuilt(source: spec.description)
+        case .geoclue: throw .notBuilt(source: spec.description)
+        case .auto, .gpsd:
+            throw .unavailable(message: "--source \(spec): a live source opens with LocationSource.open(_:ttffMicros:now:gpsd:)")
         }
     }
 
@@ -20,6 +26,7 @@ public enum LocationSource: LocationReceiver {
         switch self {
         case .replay(let r): r.name
         case .fixed(let r): r.name
+        case .gpsd(let r): r.name
         }
     }
 
@@ -27,6 +34,7 @@ public enum LocationSource: LocationReceiver {
         switch self {
         case .replay(let r): r.startTime
         case .fixed(let r): r.startTime
+        case .gpsd(let r): r.startTime
         }
     }
 
@@ -34,6 +42,7 @@ public enum LocationSource: LocationReceiver {
         switch self {
         case .replay(let r): r.endTime
         case .fixed(let r): r.endTime
+        case .gpsd(let r): r.endTime
         }
     }
 
@@ -41,6 +50,7 @@ public enum LocationSource: LocationReceiver {
         switch self {
         case .replay(var r): await r.turnOn(at: time); self = .replay(r)
         case .fixed(var r): await r.turnOn(at: time); self = .fixed(r)
+        case .gpsd(var r): await r.turnOn(at: time); self = .gpsd(r)
         }
     }
 
@@ -48,6 +58,7 @@ public enum LocationSource: LocationReceiver {
         switch self {
         case .replay(var r): await r.turnOff(at: time); self = .replay(r)
         case .fixed(var r): await r.turnOff(at: time); self = .fixed(r)
+        case .gpsd(var r): await r.turnOff(at: time); self = .gpsd(r)
         }
     }
 
@@ -55,6 +66,7 @@ public enum LocationSource: LocationReceiver {
         switch self {
         case .replay(var r): await r.sleep(until: time); self = .replay(r)
         case .fixed(var r): await r.sleep(until: time); self = .fixed(r)
+        case .gpsd(var r): await r.sleep(until: time); self = .gpsd(r)
         }
     }
 
@@ -67,6 +79,10 @@ public enum LocationSource: LocationReceiver {
         case .fixed(var r):
             let read = await r.next(before: deadline)
             self = .fixed(r)
+            return read
+        case .gpsd(var r):
+            let read = await r.next(before: deadline)
+            self = .gpsd(r)
             return read
         }
     }

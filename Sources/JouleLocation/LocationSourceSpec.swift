@@ -2,7 +2,7 @@
 public enum LocationSourceSpec: Sendable, Hashable, CustomStringConvertible {
     /// gpsd when its socket answers, else GeoClue (not built yet).
     case auto
-    /// gpsd on localhost:2947 (not built yet).
+    /// gpsd's JSON socket, localhost:2947 unless `--gpsd HOST:PORT` says otherwise.
     case gpsd
     /// GeoClue2 on the system bus (not built yet).
     case geoclue
@@ -50,11 +50,11 @@ public enum LocationSourceSpec: Sendable, Hashable, CustomStringConvertible {
         return .success(.fixed(latitude: latitude, longitude: longitude, accuracyM: accuracy))
     }
 
-    /// Whether this slice can open the source: live gpsd and GeoClue are not built yet.
+    /// Whether this build can open the source: GeoClue is not built yet (`auto` tries gpsd).
     public var isBuilt: Bool {
         switch self {
-        case .replay, .fixed: true
-        case .auto, .gpsd, .geoclue: false
+        case .replay, .fixed, .auto, .gpsd: true
+        case .geoclue: false
         }
     }
 

@@ -3,18 +3,21 @@ import JouleHardware
 import JouleLocation
 
 /// `joule location`: one-shot fixes and standard updates with the receiver off whenever
-/// nothing needs it. This build reads replays and fixed positions; gpsd and GeoClue are not
-/// built yet.
+/// nothing needs it, from live gpsd, a replay or a fixed position (GeoClue: not built yet).
 struct LocationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "location",
-        abstract: "One-shot fixes and distance-filtered updates from a gpsd replay or a fixed position (live gpsd/GeoClue: not built yet).",
-        subcommands: [LocationOnceCommand.self, LocationWatchCommand.self]
+        abstract: "One-shot fixes and distance-filtered updates from gpsd, a gpsd replay or a fixed position (GeoClue: not built yet).",
+        subcommands: [LocationOnceCommand.self, LocationWatchCommand.self, LocationRecordCommand.self]
     )
 }
 
 extension LocationSourceSpec: CommandLineSpec {
     static func parse(spec: String) -> Result<LocationSourceSpec, SpecError> { parse(spec) }
+}
+
+extension GPSDAddress: CommandLineSpec {
+    static func parse(spec: String) -> Result<GPSDAddress, GPSDAddressError> { parse(spec) }
 }
 
 /// Where fixes come from, the receiver's TTFF, the accuracy and the output, shared by every
@@ -23,9 +26,12 @@ struct LocationOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Where fixes come from: replay:FILE or fixed:LAT,LON[,ACCURACY]; auto, gpsd and geoclue are not built yet (default: auto).",
+            "Where fixes come from: auto (gpsd if it answers, else GeoClue), gpsd, replay:FILE or fixed:LAT,LON[,ACCURACY]; geoclue is not built yet (default: auto).",
             valueName: "source"))
     var source: Spec<LocationSourceSpec>?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Where gpsd listens (default localhost:2947; IPv6 as [::1]:2947).", valueName: "host:port"))
+    var gpsd: Spec<GPSDAddress>?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Replay a `gpspipe -w` recording, on its own time (as --source replay:FILE).", valueName: "file"))
     var replay: String?
@@ -41,6 +47,7 @@ struct LocationOptions: ParsableArguments {
 
     func validate() throws {
         try source?.check()
+        try gpsd?.check()
         if source != nil && replay != nil { throw ValidationError("--replay FILE and --source are alternatives: give one") }
         if let replay, replay.isEmpty { throw ValidationError("--replay needs a file") }
         guard accuracy.isFinite, accuracy > 0 else { throw ValidationError("--accuracy must be a number of metres above 0, not \(accuracy)") }
@@ -49,10 +56,12 @@ struct LocationOptions: ParsableArguments {
 
     var spec: LocationSourceSpec { replay.map { .replay(path: $0) } ?? source?.value ?? .auto }
 
-    /// The opened source; a live one, or a replay that cannot be read, ends the command.
-    func open() throws -> LocationSource {
+    /// The opened source; a live one that does not answer, or a replay that cannot be read,
+    /// ends the command.
+    func open() async throws -> LocationSource {
         do throws(LocationError) {
-            return try LocationSource.open(spec, ttffMicros: LocationOptions.micros(ttff), now: WallClock.micros())
+            return try await LocationSource.open(
+                spec, ttffMicros: LocationOptions.micros(ttff), now: WallClock.micros(), gpsd: gpsd?.value ?? .standard)
         } catch {
             throw error.isInputError ? JouleExit.input("\(error)", command: "location") : JouleExit.system("\(error)", command: "location")
         }
@@ -64,7 +73,12 @@ struct LocationOptions: ParsableArguments {
     final class Printer {
         let output = StandardOutput()
         let json: Bool
-        init(json: Bool) { self.json = json }
+        /// Each line goes out at once (a live source: someone is watching).
+        let live: Bool
+        init(json: Bool, live: Bool = false) {
+            self.json = json
+            self.live = live
+        }
 
         func emit(_ event: LocationEvent) {
             if json {
@@ -72,7 +86,7 @@ struct LocationOptions: ParsableArguments {
             } else {
                 output.buffer.append(event.text { ClockTime.dateTime(Double($0) / 1_000_000) } + "\n")
             }
-            output.lineWritten()
+            if live { output.flush() } else { output.lineWritten() }
         }
     }
 }
@@ -97,9 +111,12 @@ struct LocationOnceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try options.open()
-        let printer = LocationOptions.Printer(json: options.json)
+        var receiver = try await options.open()
+        let printer = LocationOptions.Printer(json: options.json, live: receiver.stopper != nil)
         defer { printer.output.flush() }
+        // SIGINT/SIGTERM end a live source's reads: the engine prints what it has and the summary.
+        let signals = receiver.stopper.map { stop in SignalTrap { _ in stop() } }
+        defer { signals?.cancel() }
         let request = OnceRequest(accuracyM: options.accuracy, timeoutMicros: LocationOptions.micros(timeout))
         do throws(LocationError) {
             try await LocationOnce.run(request, receiver: &receiver, emit: printer.emit)
@@ -174,9 +191,11 @@ struct LocationWatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try options.open()
-        let printer = LocationOptions.Printer(json: options.json)
+        var receiver = try await options.open()
+        let printer = LocationOptions.Printer(json: options.json, live: receiver.stopper != nil)
         defer { printer.output.flush() }
+        let signals = receiver.stopper.map { stop in SignalTrap { _ in stop() } }
+        defer { signals?.cancel() }
         let request = WatchRequest(
             accuracyM: options.accuracy, distanceM: distance, deferDistanceM: deferDistance,
             deferTimeMicros: deferTime.map(LocationOptions.micros),

@@ -185,8 +185,9 @@ import Testing
         #expect(lines[3] == "receiver on 0.0 s of 0.0 s, 1 fix(es)")
     }
 
-    @Test(arguments: [[], ["--source", "auto"], ["--source", "gpsd"], ["--source", "geoclue"]])
-    func liveSourcesAreNotBuiltYet(arguments: [String]) async throws {
+    /// gpsd and auto: LocationGPSDTests.
+    @Test(arguments: [["--source", "geoclue"]])
+    func geoClueIsNotBuiltYet(arguments: [String]) async throws {
         let result = try await CLIHarness.run(["location", "once", "--json"] + arguments)
         #expect(result.status == 1)
         #expect(result.stderr.contains("not built yet"), "\(result.stderr)")

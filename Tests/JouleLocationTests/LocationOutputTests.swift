@@ -47,17 +47,29 @@ extension LocationEvent {
         #expect(try LocationSourceSpec.parse("fixed:52.52,13.405").get() == .fixed(latitude: 52.52, longitude: 13.405, accuracyM: nil))
         #expect(try LocationSourceSpec.parse("fixed:-33.9,151.2,25").get() == .fixed(latitude: -33.9, longitude: 151.2, accuracyM: 25))
         #expect(try LocationSourceSpec.parse("auto").get() == .auto)
-        #expect(!LocationSourceSpec.auto.isBuilt && !LocationSourceSpec.gpsd.isBuilt && !LocationSourceSpec.geoclue.isBuilt)
+        #expect(LocationSourceSpec.auto.isBuilt && LocationSourceSpec.gpsd.isBuilt && !LocationSourceSpec.geoclue.isBuilt)
         for bad in ["fixed:91,0", "fixed:0,181", "fixed:1", "fixed:1,2,0", "fixed:1,2,-5", "fixed:a,b", "fixed:nan,2", "fixed:1,2,3,4", "replay:", "gps", ""] {
             #expect(throws: LocationSourceSpec.SpecError.self, "\(bad)") { try LocationSourceSpec.parse(bad).get() }
         }
     }
 
-    @Test func openingALiveSourceSaysItIsNotBuilt() async {
-        for spec in [LocationSourceSpec.auto, .gpsd, .geoclue] {
-            #expect(throws: LocationError.notBuilt(source: spec.description)) { try LocationSource.open(spec, ttffMicros: 0, now: 0) }
+    @Test func openingGeoClueSaysItIsNotBuilt() async {
+        #expect(throws: LocationError.notBuilt(source: "geoclue")) { try LocationSource.open(.geoclue, ttffMicros: 0, now: 0) }
+        await #expect(throws: LocationError.notBuilt(source: "geoclue")) {
+            try await LocationSource.open(.geoclue, ttffMicros: 0, now: 0, gpsd: .standard)
         }
-        #expect(LocationError.notBuilt(source: "gpsd").description.contains("not built yet"))
+        #expect(LocationError.notBuilt(source: "geoclue").description.contains("not built yet"))
+    }
+
+    @Test func gpsdAndAutoWithNoGpsdNameWhatEachSaid() async {
+        let dead = GPSDAddress(host: "127.0.0.1", port: 1)
+        let refused = "gpsd at 127.0.0.1:1: connect: Connection refused (ECONNREFUSED)"
+        await #expect(throws: LocationError.unavailable(message: refused)) {
+            try await LocationSource.open(.gpsd, ttffMicros: 0, now: 0, gpsd: dead)
+        }
+        await #expect(throws: LocationError.unavailable(message: "no location source answered: \(refused); GeoClue: not built in this branch")) {
+            try await LocationSource.open(.auto, ttffMicros: 0, now: 0, gpsd: dead)
+        }
     }
 
     @Test func haversineDistances() async {

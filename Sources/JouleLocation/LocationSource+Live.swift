@@ -1,0 +1,50 @@
+import JouleHardware
+
+extension LocationSource {
+    /// Opens `spec` as the CLI does: replay and fixed as `open(_:ttffMicros:now:)`; `gpsd` once
+    /// its socket at `address` answers with its VERSION banner (else `.unavailable` naming gpsd,
+    /// the address and what it said); `auto`, gpsd when it answers, else GeoClue. Live sources
+    /// start their clock at the wall clock's now and have a real TTFF (`ttffMicros` is for
+    /// replay and fixed sources).
+    public static func open(
+        _ spec: LocationSourceSpec, ttffMicros: Int64, now: Int64, gpsd address: GPSDAddress,
+        backoff: GPSDConnection.Backoff = .init()
+    ) async throws(LocationError) -> LocationSource {
+        switch spec {
+        case .gpsd:
+            if case .failure(let failure) = await GPSDConnection.probe(address) { throw .unavailable(message: "\(failure)") }
+            return try openGPSD(address, now: now, backoff: backoff)
+        case .auto:
+            let gpsdSaid: GPSDProbeFailure
+            switch await GPSDConnection.probe(address) {
+            case .success: return try openGPSD(address, now: now, backoff: backoff)
+            case .failure(let failure): gpsdSaid = failure
+            }
+            // SEAM (GeoClue, filled by the GeoClue branch): here, open GeoClue when
+            // org.freedesktop.GeoClue2 has an owner on the system bus, and otherwise add what
+            // the bus said to the message below in place of "not built in this branch".
+            let geoClueSaid = "GeoClue: not built in this branch"
+            throw .unavailable(message: "no location source answered: \(gpsdSaid); \(geoClueSaid)")
+        default:
+            return try open(spec, ttffMicros: ttffMicros, now: now)
+        }
+    }
+
+    private static func openGPSD(_ address: GPSDAddress, now: Int64, backoff: GPSDConnection.Backoff) throws(LocationError) -> LocationSource {
+        do throws(HardwareError) {
+            return .gpsd(try GPSDReceiver(address: address, now: now, backoff: backoff))
+        } catch {
+            throw .unavailable(message: "gpsd at \(address): \(error)")
+        }
+    }
+
+    /// For a signal handler: ends a live source's reads, so the engine prints its summary and
+    /// returns. nil for replay and fixed sources, which end on their own.
+    public var stopper: (@Sendable () -> Void)? {
+        if case .gpsd(let receiver) = self {
+            let connection = receiver.connection
+            return { connection.stop() }
+        }
+        return nil
+    }
+}
