@@ -128,6 +128,7 @@ import Testing
         #expect(summary.receiverOnMicros == Self.onMicros(log.receiverTurns))
         #expect(summary.receiverOnMicros < 1_800_000_000 / 10, "on \(summary.receiverOnMicros) of \(summary.spanMicros)")
         #expect(summary.receiverOnMicros > 48_000_000 && summary.receiverOnMicros < 64_000_000)  // 3…4 s each
+        #expect(summary.receiverOnMicros == 54_289_000)  // 3.0 % of the span
     }
 
     /// The same two regions by bicycle (8 m/s north for 30 min): the office (300 m around
