@@ -505,7 +505,8 @@ def location_replay(path, route, hz=1):
             t = i / hz
             north, east, eph = route(t)
             lat, lon = location_point(north, east)
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(LOCATION_T0 + int(t))) + (f".{int(round((t % 1) * 10))}Z" if hz > 1 else "Z")
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(LOCATION_T0 + i // hz))
+            stamp += f".{(i % hz) * 1_000_000 // hz:06d}Z" if hz > 1 else "Z"
             f.write(f'{{"class":"TPV","device":"/dev/ttyACM0","mode":3,"time":"{stamp}","lat":{lat:.9f},"lon":{lon:.9f},'
                     f'"altHAE":40.5,"epv":9.0,"eph":{eph},"speed":0.0}}\n')
             f.write('{"class":"SKY","device":"/dev/ttyACM0","satellites":[]}\n')
