@@ -151,7 +151,7 @@ extension LocationEvent {
         case .visitDeparture(let visit, let fix): "\(clock(fix.timeMicros)) visit over: " + visit.text(clock: clock)
         case .significantChange(let fix): "significant change: " + fix.text(clock: clock)
         case .policy(let policy):
-            "policy: Low Power Mode \(policy.lowPowerMode ? "on" : "off"), thermal state \(policy.thermalState): accuracy at least 1 km, deferral and probe intervals doubled"
+            "policy: Low Power Mode \(policy.lowPowerMode ? "on" : "off"), thermal state \(policy.thermalState): requests relaxed (accuracy at least 1 km)"
         case .summary(let s):
             "receiver on \(Double(s.receiverOnMicros) / 1e6) s of \(Double(s.spanMicros) / 1e6) s, \(s.fixes) fix(es)"
         }
