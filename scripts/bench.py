@@ -12,7 +12,9 @@ throughput against curl on the same local file, and `joule daemon` with 100 disc
 transfers waiting beside an idle one (wakeups, CPU, RSS, the CPU of one re-evaluation), and host
 wakeups per minute of `joule beacons monitor` in the test VM for its three mechanisms (offloaded
 to the controller through AdvertisementMonitorManager1, BlueZ discovery filtered by joule, joule's
-own duty-cycled HCI scan), with no beacon in range and with one going in and out. Medians of repeated runs; ratios are
+own duty-cycled HCI scan), with no beacon in range and with one going in and out, and `joule location monitor`'s
+receiver on-time against an always-on `location watch` over generated 2-hour replays, with the CPU per 1,000
+fixes. Medians of repeated runs; ratios are
 against peers measured in this same run. Numbers are reported as measured, never tuned: a
 missed target says "missed".
 
@@ -21,7 +23,7 @@ BENCH_DAEMON_READS (default 2000), BENCH_ADVERTS (default 500000), BENCH_SLEEPER
 300), BENCH_TRANSFER_MIB (default 256), BENCH_TRANSFER_RUNS (default 5), BENCH_QUEUE_TRANSFERS
 (default 100), BENCH_QUEUE_RELOADS (default 20), BENCH_ENERGY_PROCESSES (default 1000: sleepers started for the energy group), BENCH_OUT (default
 BENCHMARKS.md), BENCH_ONLY (comma-separated groups out of
-sampling,energy,status,beacons,watch,latency,daemon,transfers,queue,beacon-wakeups; default all: a partial run says so in
+sampling,energy,status,beacons,watch,latency,daemon,transfers,queue,beacon-wakeups,location; default all: a partial run says so in
 the report).
 """
 import json, os, platform, random, shutil, signal, statistics, subprocess, sys, tempfile, time
@@ -475,6 +477,125 @@ def bench_beacons(work):
                  f"the Python decoder's adverts {'agree' if agree else 'DO NOT agree'} (count and first 2000 values). "
                  f"tshark decodes every field of every packet (it is a general dissector), so it is the slow peer by nature. "
                  f"The whole-process row includes process start and writing every ~200-byte NDJSON line to /dev/null.")
+
+
+# ---------------------------------------------------------------- location: region monitoring
+
+EARTH_RADIUS_M = 6371008.8
+LOCATION_ORIGIN = (48.85837, 2.294481)
+LOCATION_T0 = 1714564800  # 2024-05-01T12:00:00Z
+
+
+def location_point(north, east):
+    """Geodesy.offset's flat step from the origin, in degrees."""
+    import math
+    lat0, lon0 = LOCATION_ORIGIN
+    lat = lat0 + north / EARTH_RADIUS_M * 180 / math.pi
+    lon = lon0 + east / (EARTH_RADIUS_M * math.cos(math.radians(lat0))) * 180 / math.pi
+    return lat, lon
+
+
+def location_replay(path, route, hz=1):
+    """Writes `gpspipe -w` lines for `route(t) -> (north, east, eph)` over 2 hours at `hz` fixes
+    a second, with a SKY line after each TPV as gpsd sends them; returns the fix count."""
+    count = 0
+    with open(path, "w") as f:
+        f.write('{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}\n')
+        for i in range(7200 * hz):
+            t = i / hz
+            north, east, eph = route(t)
+            lat, lon = location_point(north, east)
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(LOCATION_T0 + i // hz))
+            stamp += f".{(i % hz) * 1_000_000 // hz:06d}Z" if hz > 1 else "Z"
+            f.write(f'{{"class":"TPV","device":"/dev/ttyACM0","mode":3,"time":"{stamp}","lat":{lat:.9f},"lon":{lon:.9f},'
+                    f'"altHAE":40.5,"epv":9.0,"eph":{eph},"speed":0.0}}\n')
+            f.write('{"class":"SKY","device":"/dev/ttyACM0","satellites":[]}\n')
+            count += 1
+    return count
+
+
+def location_commute(t):
+    """Home 30 min (±3 m), 20 min by bicycle east at 6 m/s, office 50 min, 20 min back."""
+    jitter = 3 if int(t) % 2 else -3
+    if t < 1800:
+        return jitter, 0, 5
+    if t < 3000:
+        return 0, (t - 1800) * 6, 5
+    if t < 6000:
+        return jitter, 7200, 5
+    return 0, 7200 - (t - 6000) * 6, 5
+
+
+def location_day_out(t):
+    """10 min at home, a 20-min ride north-east, then 90 min walking in a park 4 km from both
+    regions (1.4 m/s round a 300 m square)."""
+    if t < 600:
+        return (3 if int(t) % 2 else -3), 0, 5
+    if t < 1800:
+        d = (t - 600) * 4
+        return d * 0.8, d * 0.6, 5
+    lap = ((t - 1800) * 1.4) % 1200
+    side, along = int(lap // 300), lap % 300
+    corner = [(0, 0), (300, 0), (300, 300), (0, 300)]
+    step = [(1, 0), (0, 1), (-1, 0), (0, -1)]
+    return 3840 + corner[side][0] + step[side][0] * along, 2880 + corner[side][1] + step[side][1] * along, 8
+
+
+def location_cpu(cmd):
+    """utime + stime of one whole process (wait4's rusage), seconds."""
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    if status != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited with {status}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def bench_location(work):
+    log("location: region monitoring vs an always-on watch over generated 2-hour replays")
+    home = "home={:.7f},{:.7f},150".format(*location_point(0, 0))
+    office = "office={:.7f},{:.7f},150".format(*location_point(0, 7200))
+    regions = ["--region", home, "--region", office]
+    for name, route, what in (("commute", location_commute, "a commute: 30 min home, 20 min cycling, 50 min office, 20 min back"),
+                              ("day-out", location_day_out, "a day out: 10 min home, 20 min cycling, 90 min walking 4 km from both regions")):
+        replay = os.path.join(work, f"location-{name}.ndjson")
+        fixes = location_replay(replay, route)
+        summaries = {}
+        for command, extra in (("monitor", regions), ("watch", [])):
+            out = subprocess.run([JOULE, "location", command, "--json", "--ttff", "3", "--replay", replay] + extra,
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+            summaries[command] = json.loads(out[-1])
+            if command == "monitor":
+                crossings = [f"{e['event']} {e['region']}" for e in map(json.loads, out) if e["event"] in ("regionEnter", "regionExit")]
+        mon, watch = summaries["monitor"], summaries["watch"]
+        ratio = watch["receiverOnS"] / mon["receiverOnS"] if mon["receiverOnS"] > 0 else None
+        rows.append((f"Region monitoring, receiver on-time over a generated 2-hour replay ({what}; 2 regions of 150 m, "
+                     f"max-speed 30 m/s, TTFF 3 s)",
+                     f"{mon['receiverOnS']:.0f} s of {mon['spanS']:.0f} s ({100 * mon['receiverOnS'] / mon['spanS']:.1f} %), "
+                     f"{mon['fixes']} of {fixes} fixes",
+                     "`joule location watch` (always on), same replay", f"{watch['receiverOnS']:.0f} s", ratio,
+                     "less than watch", "met" if ratio and ratio > 1 else "missed",
+                     f"{JOULE_REL} location monitor --json --ttff 3 --replay /tmp/location-{name}.ndjson {' '.join(regions)}"))
+        notes.append(f"Location ({name}): monitor reported {', '.join(crossings) or 'no crossing'}; on-time is virtual "
+                     f"(the replay's own clock), so it does not depend on the machine.")
+    # CPU: the same commute at 10 fixes a second (72,000 fixes), less a one-fix replay's whole process.
+    dense = os.path.join(work, "location-dense.ndjson")
+    fixes = location_replay(dense, location_commute, hz=10)
+    one = os.path.join(work, "location-one.ndjson")
+    with open(dense) as f, open(one, "w") as g:
+        g.writelines([next(f), next(f)])
+    for command, extra in (("monitor", regions), ("watch", [])):
+        base = [JOULE, "location", command, "--json", "--ttff", "3"] + extra
+        full = median([location_cpu(base + ["--replay", dense]) for _ in range(7)])
+        start = median([location_cpu(base + ["--replay", one]) for _ in range(7)])
+        per = (full - start) / fixes * 1000
+        rows.append((f"〃 CPU per 1,000 fixes, `location {command}` (whole process, utime+stime, the 2-hour commute at 10 Hz: "
+                     f"{fixes:,} fixes, less a one-fix replay's {start*1000:.1f} ms)",
+                     f"{per*1000:.2f} ms", "", "", None, "reference for later changes", "",
+                     f"{JOULE_REL} location {command} --json --ttff 3 --replay /tmp/location-dense.ndjson "
+                     + (" ".join(regions) if extra else "") + " > /dev/null"))
+    notes.append("Location CPU: every record of the replay is read, decoded and checked whether the receiver is on or off "
+                 "(a replay is validated whole before the session), so monitor's cost per fix is mostly decoding; "
+                 "watch also prints every fix as a JSON line.")
 
 
 # ---------------------------------------------------------------- beacon monitoring wakeups (VM)
@@ -1341,7 +1462,8 @@ def main():
     work = tempfile.mkdtemp(prefix="joule-bench-")
     groups = [("sampling", bench_sampling), ("energy", bench_energy), ("status", bench_status), ("beacons", bench_beacons),
               ("watch", bench_watch_cost), ("latency", bench_latency), ("daemon", bench_daemon),
-              ("transfers", bench_transfers), ("queue", bench_queue), ("beacon-wakeups", bench_beacon_wakeups)]
+              ("transfers", bench_transfers), ("queue", bench_queue), ("beacon-wakeups", bench_beacon_wakeups),
+              ("location", bench_location)]
     only = [g for g in os.environ.get("BENCH_ONLY", "").split(",") if g]
     unknown = set(only) - {name for name, _ in groups}
     if unknown:

@@ -37,7 +37,12 @@ for walk in hw-fixtures/location/*.ndjson; do
   run location once --replay "$walk" --accuracy 10 --ttff 3
   run location watch --json --replay "$walk" --accuracy 20 --distance 62
   run location watch --replay "$walk" --accuracy 20 --defer-time 30
+  run location monitor --json --replay "$walk" --region "tower=48.8584,2.2945,100" --region "far=48.9,2.3,500"
+  run location visits --json --replay "$walk" --min-dwell 30 --radius 50
+  run location significant --json --replay "$walk"
+  run location watch --json --replay "$walk" --accuracy 20 --root hw-fixtures/dell-xps-13-low-battery-discharging
 done
+run location monitor --region "bad=1,2,0" --source fixed:1,2
 run location once --source fixed:91,0
 run location once
 for day in hw-fixtures/history/*/; do
@@ -55,7 +60,8 @@ run enforce
 run reports list --json
 run lowpower
 for command in "" status watch lowpower "beacons scan" "beacons range" "beacons monitor" "beacons record" cpu-monitor \
-  "reports list" "reports show" enforce devices history location "location once" "location watch"; do
+  "reports list" "reports show" enforce devices history location "location once" "location watch" "location monitor" \
+  "location visits" "location significant"; do
   run $command --help
 done
 for command in daemon transfer "transfer add" "transfer list" "transfer show" "transfer cancel" "transfer wait" run app \

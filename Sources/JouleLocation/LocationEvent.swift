@@ -19,6 +19,20 @@ public enum LocationEvent: Sendable, Equatable {
     case gaveUp(timeMicros: Int64, bestAccuracyM: Double?, retryAtMicros: Int64)
     /// A live source failed and is being retried; `message` names it and what it said.
     case error(message: String, timeMicros: Int64)
+    /// Monitor: the first fix that decides a region's state (the JSON has no fix: the issue's
+    /// shape is region and state).
+    case regionState(region: String, inside: Bool, fix: LocationFix)
+    /// Monitor: a region entered or left, at `fix`.
+    case regionEnter(region: String, fix: LocationFix)
+    case regionExit(region: String, fix: LocationFix)
+    /// Visits: the device stayed (departure nil), or left (departure set); `fix` is the fix
+    /// that decided (the JSON gives the visit alone).
+    case visitArrival(Visit, fix: LocationFix)
+    case visitDeparture(Visit, fix: LocationFix)
+    /// Significant change: a fix 500 m from the last reported.
+    case significantChange(LocationFix)
+    /// Low Power Mode or the thermal state relaxed the request (printed first).
+    case policy(LocationPolicy)
     /// The session's end: the receiver's on-time, the span and the fixes it received.
     case summary(LocationSummary)
 }
@@ -98,6 +112,17 @@ extension LocationEvent {
             ]
         case .error(let message, let time):
             ["event": .string("error"), "message": .string(message), "time": .string(UTCTime.text(time))]
+        case .regionState(let region, let inside, _):
+            ["event": .string("regionState"), "region": .string(region), "state": .string(inside ? "inside" : "outside")]
+        case .regionEnter(let region, let fix):
+            ["event": .string("regionEnter"), "region": .string(region), "fix": .object(fix.jsonObject)]
+        case .regionExit(let region, let fix):
+            ["event": .string("regionExit"), "region": .string(region), "fix": .object(fix.jsonObject)]
+        case .visitArrival(let visit, _): ["event": .string("visitArrival"), "visit": .object(visit.jsonObject)]
+        case .visitDeparture(let visit, _): ["event": .string("visitDeparture"), "visit": .object(visit.jsonObject)]
+        case .significantChange(let fix): ["event": .string("significantChange"), "fix": .object(fix.jsonObject)]
+        case .policy(let policy):
+            ["event": .string("policy"), "lowPowerMode": .bool(policy.lowPowerMode), "thermalState": .string(policy.thermalState.description)]
         case .summary(let summary):
             [
                 "event": .string("summary"), "receiverOnS": .double(Double(summary.receiverOnMicros) / 1e6),
@@ -119,6 +144,14 @@ extension LocationEvent {
         case .gaveUp(let time, let best, let retryAt):
             "\(clock(time)) gave up (best ±\(best.map { "\($0)" } ?? "?") m), retrying at \(clock(retryAt))"
         case .error(let message, let time): "\(clock(time)) error: \(message)"
+        case .regionState(let region, let inside, let fix): "\(clock(fix.timeMicros)) \(region): \(inside ? "inside" : "outside")"
+        case .regionEnter(let region, let fix): "entered \(region): " + fix.text(clock: clock)
+        case .regionExit(let region, let fix): "left \(region): " + fix.text(clock: clock)
+        case .visitArrival(let visit, let fix): "\(clock(fix.timeMicros)) visit: " + visit.text(clock: clock)
+        case .visitDeparture(let visit, let fix): "\(clock(fix.timeMicros)) visit over: " + visit.text(clock: clock)
+        case .significantChange(let fix): "significant change: " + fix.text(clock: clock)
+        case .policy(let policy):
+            "policy: Low Power Mode \(policy.lowPowerMode ? "on" : "off"), thermal state \(policy.thermalState): requests relaxed (accuracy at least 1 km)"
         case .summary(let s):
             "receiver on \(Double(s.receiverOnMicros) / 1e6) s of \(Double(s.spanMicros) / 1e6) s, \(s.fixes) fix(es)"
         }

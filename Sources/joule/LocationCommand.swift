@@ -7,8 +7,11 @@ import JouleLocation
 struct LocationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "location",
-        abstract: "One-shot fixes and distance-filtered updates from gpsd, a gpsd replay or a fixed position (GeoClue: not built yet).",
-        subcommands: [LocationOnceCommand.self, LocationWatchCommand.self, LocationRecordCommand.self]
+        abstract: "One-shot fixes, updates, regions, visits and significant changes from gpsd, a gpsd replay or a fixed position (GeoClue: not built yet).",
+        subcommands: [
+            LocationOnceCommand.self, LocationWatchCommand.self, LocationMonitorCommand.self, LocationVisitsCommand.self,
+            LocationSignificantCommand.self, LocationRecordCommand.self,
+        ]
     )
 }
 
@@ -140,10 +143,13 @@ struct LocationWatchCommand: AsyncParsableCommand {
             {"event":"paused","reason":"stationary","time":T} and turns the receiver off; it then takes one fix every \
             --probe seconds, and one more than 100 m from where it paused prints {"event":"resumed","reason":"moved","time":T}. \
             With --give-up S, S seconds without a fix as accurate as asked (or 10 % better than the best) print \
-            {"event":"gaveUp","time":T,"bestAccuracyM":…,"retryAt":T} and turn the receiver off until --retry seconds later.
+            {"event":"gaveUp","time":T,"bestAccuracyM":…,"retryAt":T} and turn the receiver off until --retry seconds later. \
+            In Low Power Mode or at thermal state serious or worse, the accuracy is at least 1 km, the deferral distance \
+            and time and the probe interval double, and {"event":"policy","lowPowerMode":…,"thermalState":…} is printed first.
             """)
 
     @OptionGroup var options: LocationOptions
+    @OptionGroup var policy: LocationPolicyOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Deliver a fix only this far from the last one delivered, metres.", valueName: "m"))
     var distance: Double = 0
@@ -202,7 +208,8 @@ struct LocationWatchCommand: AsyncParsableCommand {
             pauseWhenStationaryMicros: pauseWhenStationary.map(LocationOptions.micros),
             probeMicros: LocationOptions.micros(probe ?? 300), giveUpMicros: giveUp.map(LocationOptions.micros),
             retryMicros: LocationOptions.micros(retry ?? 300))
-        guard await LocationWatch.run(request, receiver: &receiver, emit: printer.emit) != nil else {
+        let policy = try await self.policy.read()
+        guard await LocationWatch.run(request, policy: policy, receiver: &receiver, emit: printer.emit) != nil else {
             throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location watch")
         }
     }

@@ -1,0 +1,48 @@
+import ArgumentParser
+import JouleEnergy
+import JouleHardware
+import JouleClient
+import JouleLocation
+
+/// `--root DIR` for `location watch|visits|significant`: where Low Power Mode and the thermal
+/// state come from, which relax their requests (`LocationPolicy`).
+struct LocationPolicyOptions: ParsableArguments {
+    @Option(
+        name: .long, parsing: .unconditional,
+        help: ArgumentHelp(
+            "Read Low Power Mode and the thermal state from a fixture tree instead of joule daemon or the live system.",
+            valueName: "dir"))
+    var root: String?
+
+    func validate() throws {
+        if let root, root.isEmpty { throw ValidationError("--root needs a directory") }
+    }
+
+    /// The state, read once as the session starts (a change during it does not alter the
+    /// session): joule daemon's properties when it owns org.joule.Energy1 and no --root is
+    /// given, else the devices under --root or the live system's with the user's Low Power
+    /// Mode override, as `joule status` reads them. A --root that is not a machine's tree exits
+    /// 2; a live system that cannot be read leaves the requests as given, with a warning.
+    func read() async throws -> LocationPolicy {
+        try await DaemonClient.withDaemonOrLocal(environment: CurrentProcess.environment(), askingDaemon: root == nil) { daemon in
+            do {
+                let state = try await daemon.state()
+                return LocationPolicy(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState)
+            } catch {
+                Console.error("joule location: joule daemon: \(error); reading the hardware directly")
+                return nil
+            }
+        } local: {
+            let devices = try DeviceRoot(root)
+            let override = LowPowerCommand.store().map { $0.load() } ?? .auto
+            do {
+                let report = try StatusReport.collect(source: devices.source, procRoot: devices.procRoot, lowPowerOverride: override)
+                return LocationPolicy(lowPowerMode: report.lowPowerMode, thermalState: report.thermalState)
+            } catch {
+                guard !devices.isFixture else { throw JouleExit.input("cannot read root \(root ?? ""): \(error)", command: "location") }
+                Console.error("joule location: cannot read Low Power Mode and the thermal state (\(error)); requests as given")
+                return .normal
+            }
+        }
+    }
+}
