@@ -72,6 +72,15 @@ struct LocationOptions: ParsableArguments {
 
     static func micros(_ seconds: Double) -> Int64 { Int64((seconds * 1_000_000).rounded()) }
 
+    /// The opened source, a printer for it (a live source's lines go out at once), and for a
+    /// live source a SIGINT/SIGTERM trap that ends its reads, so the engine prints what it has
+    /// and the summary. Cancel the trap when done.
+    func start() async throws -> (receiver: LocationSource, printer: Printer, signals: SignalTrap?) {
+        let receiver = try await open()
+        let printer = Printer(json: json, live: receiver.stopper != nil)
+        return (receiver, printer, receiver.stopper.map { stop in SignalTrap { _ in stop() } })
+    }
+
     /// Prints events as they come, into one buffer flushed at the end.
     final class Printer {
         let output = StandardOutput()
@@ -114,11 +123,8 @@ struct LocationOnceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try await options.open()
-        let printer = LocationOptions.Printer(json: options.json, live: receiver.stopper != nil)
+        var (receiver, printer, signals) = try await options.start()
         defer { printer.output.flush() }
-        // SIGINT/SIGTERM end a live source's reads: the engine prints what it has and the summary.
-        let signals = receiver.stopper.map { stop in SignalTrap { _ in stop() } }
         defer { signals?.cancel() }
         let request = OnceRequest(accuracyM: options.accuracy, timeoutMicros: LocationOptions.micros(timeout))
         do throws(LocationError) {
@@ -197,10 +203,8 @@ struct LocationWatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try await options.open()
-        let printer = LocationOptions.Printer(json: options.json, live: receiver.stopper != nil)
+        var (receiver, printer, signals) = try await options.start()
         defer { printer.output.flush() }
-        let signals = receiver.stopper.map { stop in SignalTrap { _ in stop() } }
         defer { signals?.cancel() }
         let request = WatchRequest(
             accuracyM: options.accuracy, distanceM: distance, deferDistanceM: deferDistance,

@@ -50,8 +50,8 @@ struct LocationMonitorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try options.open()
-        let printer = LocationOptions.Printer(json: options.json)
+        var (receiver, printer, signals) = try await options.start()
+        defer { signals?.cancel() }
         defer { printer.output.flush() }
         let hooks = exec.map { HookRunner(command: $0, report: { Console.error("joule location monitor: \($0)") }) }
         let request = MonitorRequest(

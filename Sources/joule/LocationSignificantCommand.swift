@@ -24,9 +24,9 @@ struct LocationSignificantCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try options.open()
+        var (receiver, printer, signals) = try await options.start()
+        defer { signals?.cancel() }
         let policy = try await self.policy.read()
-        let printer = LocationOptions.Printer(json: options.json)
         defer { printer.output.flush() }
         guard await LocationSignificant.run(SignificantRequest(), policy: policy, receiver: &receiver, emit: printer.emit) != nil else {
             throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location significant")

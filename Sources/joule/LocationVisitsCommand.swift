@@ -37,9 +37,9 @@ struct LocationVisitsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try options.open()
+        var (receiver, printer, signals) = try await options.start()
+        defer { signals?.cancel() }
         let policy = try await self.policy.read()
-        let printer = LocationOptions.Printer(json: options.json)
         defer { printer.output.flush() }
         let request = VisitsRequest(
             radiusM: radius, minDwellMicros: LocationOptions.micros(minDwell), sampling: SamplingRequest(accuracyM: options.accuracy))
