@@ -54,7 +54,7 @@ public enum LocationOnce {
         if let best { emit(.location(best, accuracyMet: false)) }
         await session.turnOff(&receiver, at: end, emit: emit)
         emit(.summary(session.summary))
-        guard let best else { throw .noFix(source: receiver.name) }
+        guard let best else { throw receiver.failure ?? .noFix(source: receiver.name) }
         return (best, false)
     }
 

@@ -23,6 +23,17 @@ public protocol LocationReceiver {
     /// The next fix while on, `.deadline` if the next one would come at or after `deadline`
     /// (it stays unread), `.end` when the input is over (or a live session was told to stop).
     mutating func next(before deadline: Int64?) async -> ReceiverRead
+    /// Asks the source for fixes as accurate as `metres` from now on (a live source picks the
+    /// coarsest mode that meets it, e.g. GeoClue's level); recorded sources ignore it.
+    mutating func requestAccuracy(_ metres: Double) async
+    /// Why the source ended for good (GeoClue refused joule), if it did: the error to report
+    /// instead of "no fix".
+    var failure: LocationError? { get }
+}
+
+extension LocationReceiver {
+    public mutating func requestAccuracy(_ metres: Double) async {}
+    public var failure: LocationError? { nil }
 }
 
 public enum ReceiverRead: Sendable, Equatable {
@@ -46,12 +57,15 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     case noFix(source: String)
     /// A source this build cannot open yet.
     case notBuilt(source: String)
+    /// A live source could not be used (GeoClue not on the bus, or refusing joule): `reason`
+    /// names the source and the fix.
+    case sourceFailed(source: String, reason: String)
 
     /// Whether the user's input is at fault (exit 2) rather than the system (exit 1).
     public var isInputError: Bool {
         switch self {
         case .unreadable, .badRecord, .timeWentBackwards: true
-        case .noFix, .notBuilt: false
+        case .noFix, .notBuilt, .sourceFailed: false
         }
     }
 
@@ -62,6 +76,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .timeWentBackwards(let path, let line, let previousLine):
             "\(path): line \(line): time: goes backwards (before line \(previousLine)'s)"
         case .noFix(let source): "no fix from \(source)"
+        case .sourceFailed(_, let reason): reason
         case .notBuilt(let source):
             "--source \(source): live sources (gpsd, GeoClue) are not built yet; use --source replay:FILE (or --replay FILE) or fixed:LAT,LON[,ACCURACY]"
         }

@@ -4,7 +4,7 @@ public enum LocationSourceSpec: Sendable, Hashable, CustomStringConvertible {
     case auto
     /// gpsd on localhost:2947 (not built yet).
     case gpsd
-    /// GeoClue2 on the system bus (not built yet).
+    /// GeoClue2 on the system bus.
     case geoclue
     /// A recorded `gpspipe -w` stream, on the records' own time.
     case replay(path: String)
@@ -50,11 +50,11 @@ public enum LocationSourceSpec: Sendable, Hashable, CustomStringConvertible {
         return .success(.fixed(latitude: latitude, longitude: longitude, accuracyM: accuracy))
     }
 
-    /// Whether this slice can open the source: live gpsd and GeoClue are not built yet.
+    /// Whether this build can open the source: live gpsd is not built yet.
     public var isBuilt: Bool {
         switch self {
-        case .replay, .fixed: true
-        case .auto, .gpsd, .geoclue: false
+        case .replay, .fixed, .geoclue: true
+        case .auto, .gpsd: false
         }
     }
 

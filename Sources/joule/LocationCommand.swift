@@ -3,12 +3,12 @@ import JouleHardware
 import JouleLocation
 
 /// `joule location`: one-shot fixes and standard updates with the receiver off whenever
-/// nothing needs it. This build reads replays and fixed positions; gpsd and GeoClue are not
-/// built yet.
+/// nothing needs it. This build reads replays, fixed positions and GeoClue2; gpsd is not built
+/// yet.
 struct LocationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "location",
-        abstract: "One-shot fixes and distance-filtered updates from a gpsd replay or a fixed position (live gpsd/GeoClue: not built yet).",
+        abstract: "One-shot fixes and distance-filtered updates from GeoClue2, a gpsd replay or a fixed position (live gpsd: not built yet).",
         subcommands: [LocationOnceCommand.self, LocationWatchCommand.self]
     )
 }
@@ -23,7 +23,7 @@ struct LocationOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Where fixes come from: replay:FILE or fixed:LAT,LON[,ACCURACY]; auto, gpsd and geoclue are not built yet (default: auto).",
+            "Where fixes come from: geoclue (GeoClue2 on the system bus), replay:FILE or fixed:LAT,LON[,ACCURACY]; auto and gpsd are not built yet (default: auto).",
             valueName: "source"))
     var source: Spec<LocationSourceSpec>?
 
@@ -49,10 +49,12 @@ struct LocationOptions: ParsableArguments {
 
     var spec: LocationSourceSpec { replay.map { .replay(path: $0) } ?? source?.value ?? .auto }
 
-    /// The opened source; a live one, or a replay that cannot be read, ends the command.
-    func open() throws -> LocationSource {
+    /// The opened source; one that cannot be opened (a replay that cannot be read, GeoClue not
+    /// on the bus) ends the command. `distance` is GeoClue's DistanceThreshold.
+    func open(distance: Double = 0) async throws -> LocationSource {
         do throws(LocationError) {
-            return try LocationSource.open(spec, ttffMicros: LocationOptions.micros(ttff), now: WallClock.micros())
+            return try await LocationSource.open(
+                spec, ttffMicros: LocationOptions.micros(ttff), now: WallClock.micros(), accuracyM: accuracy, distanceM: distance)
         } catch {
             throw error.isInputError ? JouleExit.input("\(error)", command: "location") : JouleExit.system("\(error)", command: "location")
         }
@@ -97,13 +99,15 @@ struct LocationOnceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try options.open()
+        var receiver = try await options.open()
         let printer = LocationOptions.Printer(json: options.json)
         defer { printer.output.flush() }
         let request = OnceRequest(accuracyM: options.accuracy, timeoutMicros: LocationOptions.micros(timeout))
         do throws(LocationError) {
             try await LocationOnce.run(request, receiver: &receiver, emit: printer.emit)
+            await receiver.close()
         } catch {
+            await receiver.close()
             printer.output.flush()
             throw JouleExit.system("\(error)", command: "location once")
         }
@@ -174,7 +178,7 @@ struct LocationWatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var receiver = try options.open()
+        var receiver = try await options.open(distance: distance)
         let printer = LocationOptions.Printer(json: options.json)
         defer { printer.output.flush() }
         let request = WatchRequest(
@@ -183,8 +187,10 @@ struct LocationWatchCommand: AsyncParsableCommand {
             pauseWhenStationaryMicros: pauseWhenStationary.map(LocationOptions.micros),
             probeMicros: LocationOptions.micros(probe ?? 300), giveUpMicros: giveUp.map(LocationOptions.micros),
             retryMicros: LocationOptions.micros(retry ?? 300))
-        guard await LocationWatch.run(request, receiver: &receiver, emit: printer.emit) != nil else {
-            throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location watch")
+        let delivered = await LocationWatch.run(request, receiver: &receiver, emit: printer.emit) != nil
+        await receiver.close()
+        guard delivered else {
+            throw JouleExit.system("\(receiver.failure ?? LocationError.noFix(source: receiver.name))", command: "location watch")
         }
     }
 }

@@ -185,7 +185,7 @@ import Testing
         #expect(lines[3] == "receiver on 0.0 s of 0.0 s, 1 fix(es)")
     }
 
-    @Test(arguments: [[], ["--source", "auto"], ["--source", "gpsd"], ["--source", "geoclue"]])
+    @Test(arguments: [[], ["--source", "auto"], ["--source", "gpsd"]])
     func liveSourcesAreNotBuiltYet(arguments: [String]) async throws {
         let result = try await CLIHarness.run(["location", "once", "--json"] + arguments)
         #expect(result.status == 1)

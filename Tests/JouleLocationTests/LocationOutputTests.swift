@@ -47,7 +47,7 @@ extension LocationEvent {
         #expect(try LocationSourceSpec.parse("fixed:52.52,13.405").get() == .fixed(latitude: 52.52, longitude: 13.405, accuracyM: nil))
         #expect(try LocationSourceSpec.parse("fixed:-33.9,151.2,25").get() == .fixed(latitude: -33.9, longitude: 151.2, accuracyM: 25))
         #expect(try LocationSourceSpec.parse("auto").get() == .auto)
-        #expect(!LocationSourceSpec.auto.isBuilt && !LocationSourceSpec.gpsd.isBuilt && !LocationSourceSpec.geoclue.isBuilt)
+        #expect(!LocationSourceSpec.auto.isBuilt && !LocationSourceSpec.gpsd.isBuilt && LocationSourceSpec.geoclue.isBuilt)
         for bad in ["fixed:91,0", "fixed:0,181", "fixed:1", "fixed:1,2,0", "fixed:1,2,-5", "fixed:a,b", "fixed:nan,2", "fixed:1,2,3,4", "replay:", "gps", ""] {
             #expect(throws: LocationSourceSpec.SpecError.self, "\(bad)") { try LocationSourceSpec.parse(bad).get() }
         }
