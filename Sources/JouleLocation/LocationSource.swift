@@ -7,7 +7,8 @@ public enum LocationSource: LocationReceiver {
     case fixed(FixedReceiver)
     case geoclue(GeoClueReceiver)
 
-    /// Opens `spec`; `now` starts a fixed source's clock (the CLI passes the wall clock).
+    /// Opens `spec`; `now` starts a fixed source's clock (the CLI passes the wall clock). GeoClue
+    /// opens on the bus, asynchronously: through `open(_:ttffMicros:now:accuracyM:…)` below.
     public static func open(_ spec: LocationSourceSpec, ttffMicros: Int64, now: Int64) throws(LocationError) -> LocationSource {
         switch spec {
         case .replay(let path): .replay(ReplayReceiver(track: try ReplayTrack.read(path: path), ttffMicros: ttffMicros))
