@@ -62,11 +62,25 @@ struct LocationOptions: ParsableArguments {
 
     static func micros(_ seconds: Double) -> Int64 { Int64((seconds * 1_000_000).rounded()) }
 
-    /// Prints events as they come, into one buffer flushed at the end.
+    /// Whether fixes come on the wall clock (GeoClue), as they happen, rather than from a
+    /// recording as fast as they are read.
+    var isLive: Bool {
+        switch spec {
+        case .replay, .fixed: false
+        case .auto, .gpsd, .geoclue: true
+        }
+    }
+
+    /// Prints events as they come: a replay's into one buffer flushed at the end, a live
+    /// source's each as it happens (a reader of `watch --source geoclue` sees every fix then).
     final class Printer {
         let output = StandardOutput()
         let json: Bool
-        init(json: Bool) { self.json = json }
+        let live: Bool
+        init(json: Bool, live: Bool = false) {
+            self.json = json
+            self.live = live
+        }
 
         func emit(_ event: LocationEvent) {
             if json {
@@ -74,7 +88,7 @@ struct LocationOptions: ParsableArguments {
             } else {
                 output.buffer.append(event.text { ClockTime.dateTime(Double($0) / 1_000_000) } + "\n")
             }
-            output.lineWritten()
+            if live { output.flush() } else { output.lineWritten() }
         }
     }
 }
@@ -100,7 +114,7 @@ struct LocationOnceCommand: AsyncParsableCommand {
 
     func run() async throws {
         var receiver = try await options.open()
-        let printer = LocationOptions.Printer(json: options.json)
+        let printer = LocationOptions.Printer(json: options.json, live: options.isLive)
         defer { printer.output.flush() }
         let request = OnceRequest(accuracyM: options.accuracy, timeoutMicros: LocationOptions.micros(timeout))
         do throws(LocationError) {
@@ -179,7 +193,7 @@ struct LocationWatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var receiver = try await options.open(distance: distance)
-        let printer = LocationOptions.Printer(json: options.json)
+        let printer = LocationOptions.Printer(json: options.json, live: options.isLive)
         defer { printer.output.flush() }
         let request = WatchRequest(
             accuracyM: options.accuracy, distanceM: distance, deferDistanceM: deferDistance,

@@ -95,6 +95,44 @@ struct LocationGeoClueTests {
         }
     }
 
+    /// `watch` on GeoClue prints each event as it happens: a fix, the name vanishing as an
+    /// error event naming GeoClue, and fixes again from the client created on its return.
+    @Test func watchReportsGeoClueLeavingAndGoesOnWhenItReturns() async throws {
+        try await PrivateBusDaemon.with { daemon in
+            let first = try await DBusMock.geoclue(address: daemon.address, fixOnStart: Self.eiffel.merging(["Accuracy": 20]) { $1 })
+            defer { first.stop() }
+            let joule = try CLIProcess(
+                ["location", "watch", "--json", "--source", "geoclue", "--accuracy", "50", "--distance", "10"],
+                environment: Self.environment(daemon))
+            defer { joule.end() }
+            func next() async throws -> [String: Any] {
+                let line = try #require(await joule.nextLine(), "no line from joule location watch")
+                return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+            }
+            #expect(try await next()["state"] as? String == "on")
+            let fix = try await next()
+            #expect(fix["event"] as? String == "location" && (fix["fix"] as? [String: Any])?["source"] as? String == "geoclue", "\(fix)")
+            let path = "/org/freedesktop/GeoClue2/Client/1"
+            #expect(try await first.geoclueClientProperty(path, "DistanceThreshold") == .uint32(10))
+            #expect(try await first.geoclueStartLevels() == [8])
+
+            first.stop()
+            let error = try await next()
+            #expect(error["event"] as? String == "error", "\(error)")
+            #expect((error["message"] as? String)?.contains("GeoClue (org.freedesktop.GeoClue2) left the system bus") == true, "\(error)")
+
+            // Back, farther than --distance from the last fix delivered: a new client, started, delivers.
+            let second = try await DBusMock.geoclue(
+                address: daemon.address, fixOnStart: ["Latitude": 48.86, "Longitude": 2.294481, "Accuracy": 12])
+            defer { second.stop() }
+            let again = try await next()
+            #expect(again["event"] as? String == "location" && (again["fix"] as? [String: Any])?["horizontalAccuracyM"] as? Double == 12, "\(again)")
+            let events = try await second.geoclueEvents()
+            #expect(events == ["CreateClient \(path)", "Start \(path)"], "\(events)")
+            _ = await joule.stop(SIGINT)
+        }
+    }
+
     /// The receiver as the engines drive it: GeoClue vanishing mid-session is a trouble naming
     /// it; when the name returns the client is created again and started, and fixes resume.
     @Test func theNameVanishingIsTroubleThenTheClientComesBack() async throws {
