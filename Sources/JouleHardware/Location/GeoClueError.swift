@@ -28,7 +28,7 @@ public enum GeoClueError: Error, Sendable, Hashable, CustomStringConvertible {
         case .accessDenied(let operation, let message):
             "GeoClue refused joule (\(operation): \(message)); GeoClue lets a system service in through its whitelist: "
                 + "run `make install` (it writes \(Self.whitelistFile) and the [joule] section of /etc/geoclue/geoclue.conf: "
-                + "allowed=true, system=true, users=) and restart geoclue, or run joule in a desktop session whose agent allows it"
+                + "allowed=true, system=true, users=) and restart geoclue; a desktop's location switch that is off refuses every app"
         case .vanished:
             "GeoClue (org.freedesktop.GeoClue2) left the system bus; joule asks again when it returns"
         case .noAnswer(let operation, let seconds):
