@@ -29,39 +29,52 @@ func fuzzTPV(_ bytes: [UInt8]) {
     for pair in zip(track.records, track.records.dropFirst()) {
         check(pair.0.fix.timeMicros <= pair.1.fix.timeMicros && pair.0.line < pair.1.line, "track order")
     }
+    // The engines are async (live sources wait on the wall clock); a replay never suspends
+    // for long, so the fuzzer's synchronous callback waits for them on a semaphore.
+    let (first, last) = (bytes.first ?? 0, bytes.last ?? 0)
+    let failures = FuzzBlocking.run { await replaySessions(track, ttffOnce: first, ttffPause: last) }
+    for failure in failures { check(false, failure) }
+}
+
+/// `once` and `watch` (distance filter and deferral; auto-pause with give-up) on `track`:
+/// the invariants each session broke, as messages.
+func replaySessions(_ track: ReplayTrack, ttffOnce: UInt8, ttffPause: UInt8) async -> [String] {
+    var failures: [String] = []
+    func expect(_ holds: Bool, _ what: String) { if !holds { failures.append(what) } }
     func session(_ summary: LocationSummary?) {
         guard let summary else { return }
-        check(summary.receiverOnMicros >= 0 && summary.receiverOnMicros <= summary.spanMicros, "on-time \(summary)")
-        check(summary.fixes <= track.records.count, "fixes \(summary.fixes)")
+        expect(summary.receiverOnMicros >= 0 && summary.receiverOnMicros <= summary.spanMicros, "on-time \(summary)")
+        expect(summary.fixes <= track.records.count, "fixes \(summary.fixes)")
     }
-    var once = ReplayReceiver(track: track, ttffMicros: Int64(bytes.first ?? 0) * 100_000)
+    var once = ReplayReceiver(track: track, ttffMicros: Int64(ttffOnce) * 100_000)
     var onceSummary: LocationSummary?
-    _ = try? LocationOnce.run(OnceRequest(accuracyM: 20, timeoutMicros: 10_000_000), receiver: &once) { event in
+    _ = try? await LocationOnce.run(OnceRequest(accuracyM: 20, timeoutMicros: 10_000_000), receiver: &once) { event in
         if case .summary(let s) = event { onceSummary = s }
     }
     session(onceSummary)
     var watch = ReplayReceiver(track: track)
     var delivered = 0
-    session(LocationWatch.run(WatchRequest(accuracyM: 50, distanceM: 10, deferDistanceM: 100, deferTimeMicros: 30_000_000), receiver: &watch) { event in
+    session(await LocationWatch.run(WatchRequest(accuracyM: 50, distanceM: 10, deferDistanceM: 100, deferTimeMicros: 30_000_000), receiver: &watch) { event in
         if case .deferred(let fixes, _) = event { delivered += fixes.count }
     })
-    check(delivered <= track.records.count, "delivered \(delivered)")
+    expect(delivered <= track.records.count, "delivered \(delivered)")
     // Auto-pause and give-up: the receiver's turns alternate, and a pause or a give-up is
     // followed by the receiver off.
-    var paused = ReplayReceiver(track: track, ttffMicros: Int64(bytes.last ?? 0) * 10_000)
+    var paused = ReplayReceiver(track: track, ttffMicros: Int64(ttffPause) * 10_000)
     var turns: [Bool] = []
     var lastWasPause = false
-    session(LocationWatch.run(WatchRequest(
+    session(await LocationWatch.run(WatchRequest(
         accuracyM: 20, pauseWhenStationaryMicros: 2_000_000, probeMicros: 5_000_000, giveUpMicros: 3_000_000, retryMicros: 4_000_000), receiver: &paused) { event in
-        if lastWasPause { check(event == .receiver(isOn: false, timeMicros: { if case .receiver(_, let t) = event { t } else { -1 } }()), "off after pause") }
+        if lastWasPause { expect(event == .receiver(isOn: false, timeMicros: { if case .receiver(_, let t) = event { t } else { -1 } }()), "off after pause") }
         lastWasPause = switch event {
         case .paused, .gaveUp: true
         default: false
         }
         if case .receiver(let on, _) = event {
-            check(turns.last != on, "receiver turned \(on) twice")
+            expect(turns.last != on, "receiver turned \(on) twice")
             turns.append(on)
         }
     })
-    check(turns.last != true, "receiver left on")
+    expect(turns.last != true, "receiver left on")
+    return failures
 }

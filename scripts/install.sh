@@ -51,6 +51,7 @@ BASHCOMPLETIONDIR=${BASHCOMPLETIONDIR:-$DATADIR/bash-completion/completions}
 ZSHCOMPLETIONDIR=${ZSHCOMPLETIONDIR:-$DATADIR/zsh/site-functions}
 FISHCOMPLETIONDIR=${FISHCOMPLETIONDIR:-$DATADIR/fish/vendor_completions.d}
 JOULECONFDIR=$SYSCONFDIR/joule
+GEOCLUECONFDIR=$SYSCONFDIR/geoclue
 STRIP=${STRIP-strip}
 
 die() { echo "install.sh: $*" >&2; exit 1; }
@@ -88,6 +89,7 @@ layout() {
     echo "$DBUSINTERFACEDIR/org.joule.Apps1.xml data/org.joule.Apps1.xml 0644"
     echo "$POLKITACTIONDIR/org.joule.Energy1.policy dist/polkit/org.joule.Energy1.policy 0644"
     echo "$JOULECONFDIR/joule.yaml.example dist/joule.yaml.example 0644"
+    echo "$GEOCLUECONFDIR/conf.d/90-joule.conf data/geoclue-joule.conf 0644"
     echo "$BASHCOMPLETIONDIR/joule @generated:completions/joule.bash 0644"
     echo "$ZSHCOMPLETIONDIR/_joule @generated:completions/_joule 0644"
     echo "$FISHCOMPLETIONDIR/joule.fish @generated:completions/joule.fish 0644"
@@ -239,6 +241,7 @@ install_files() {
         esac
         echo "  $target"
     done < <(layout)
+    geoclue_main_conf add
     # /etc/joule/joule.yaml is the administrator's: never written here.
     if [[ -z $DESTDIR ]]; then
         hints
@@ -252,6 +255,7 @@ install.sh: installed. Next:
   systemctl daemon-reload
   cp $JOULECONFDIR/joule.yaml.example $JOULECONFDIR/joule.yaml   # optional: defaults without it
   systemctl enable --now joule
+  systemctl try-restart geoclue   # GeoClue reads its whitelist ([joule]) when it starts
 EOF
     # polkit reads actions from its own datadir only (/usr/share/polkit-1/actions).
     if [[ $POLKITACTIONDIR != /usr/share/polkit-1/actions ]]; then
@@ -261,6 +265,29 @@ EOF
     case $DBUSPOLICYDIR in
         /usr/share/dbus-1/system.d | /etc/dbus-1/system.d) ;;
         *) say "note: dbus-daemon does not read $DBUSPOLICYDIR: the daemon cannot own org.joule.Energy1" ;;
+    esac
+}
+
+# GeoClue before 2.7 (Debian 12 has 2.6) reads only $GEOCLUECONFDIR/geoclue.conf, not conf.d:
+# where that file exists, `add` appends joule's section (data/geoclue-joule.conf) between
+# markers unless it has a [joule] section already, and `remove` deletes exactly the marked
+# lines. A geoclue.conf that is not there (GeoClue not installed) is never created.
+geoclue_main_conf() {
+    local conf=$DESTDIR$GEOCLUECONFDIR/geoclue.conf begin='# joule: begin (make install; make uninstall removes it)' end='# joule: end'
+    [[ -f $conf ]] || return 0
+    case $1 in
+        add)
+            grep -qx '\[joule\]' "$conf" && return 0
+            { printf '\n%s\n' "$begin"; grep -v '^#' data/geoclue-joule.conf | sed '/^$/d'; echo "$end"; } >>"$conf"
+            echo "  $conf ([joule] appended)"
+            ;;
+        remove)
+            grep -qxF "$begin" "$conf" || return 0
+            # The marked block, and the blank line install put before it.
+            sed -i -e "/^$begin\$/,/^$end\$/d" "$conf"
+            sed -i -e '${/^$/d}' "$conf"
+            echo "  $conf ([joule] removed)"
+            ;;
     esac
 }
 
@@ -280,6 +307,10 @@ uninstall_files() {
             echo "  removed $target"
         fi
     done < <(layout uninstall)
+    geoclue_main_conf remove
+    # GeoClue's conf.d only when install made it and nothing else is there.
+    rmdir "$DESTDIR$GEOCLUECONFDIR/conf.d" 2>/dev/null || true
+    rmdir "$DESTDIR$GEOCLUECONFDIR" 2>/dev/null || true
     # Only directories that are joule's own, and only when empty (joule.yaml stays).
     rmdir --ignore-fail-on-non-empty "$DESTDIR$JOULECONFDIR" 2>/dev/null || true
     if [[ -z $DESTDIR ]]; then say "uninstalled; systemctl daemon-reload to forget the units"; fi

@@ -39,6 +39,12 @@ dest=$work/root
 mkdir -p "$dest/etc/joule"
 # The administrator's own config: install must not overwrite it, uninstall must not remove it.
 echo "# mine" >"$dest/etc/joule/joule.yaml"
+# GeoClue 2.6's own config (it reads no conf.d): install appends joule's whitelist section,
+# uninstall takes exactly that back out.
+mkdir -p "$dest/etc/geoclue"
+printf '[agent]\nwhitelist=gnome-shell\n\n[firefox]\nallowed=true\nsystem=false\nusers=\n' >"$dest/etc/geoclue/geoclue.conf"
+chmod 0644 "$dest/etc/geoclue/geoclue.conf"
+geoclue_before=$(cat "$dest/etc/geoclue/geoclue.conf")
 
 t0=$SECONDS
 if ! $MAKE -s --no-print-directory install DESTDIR="$dest" PREFIX=/usr >"$work/install.log" 2>&1; then
@@ -67,6 +73,7 @@ expected=(
     usr/share/dbus-1/interfaces/org.joule.Energy1.xml
     usr/share/polkit-1/actions/org.joule.Energy1.policy
     etc/joule/joule.yaml.example
+    etc/geoclue/conf.d/90-joule.conf
     usr/share/bash-completion/completions/joule
     usr/share/zsh/site-functions/_joule
     usr/share/fish/vendor_completions.d/joule.fish
@@ -81,6 +88,15 @@ check "/usr/bin/joule is executable (0755)" test "$(stat -c %a "$bin")" = 755
 others=$(find "$dest" -type f ! -path "$bin" ! -perm 0644 ! -name joule.yaml -printf '/%P\n')
 check "every other file is 0644${others:+ (not: $others)}" test -z "$others"
 check "the administrator's /etc/joule/joule.yaml is untouched" test "$(cat "$dest/etc/joule/joule.yaml")" = "# mine"
+# GeoClue's whitelist entry: the keys geoclue.conf documents for an application, all three.
+geoclue_entry=$dest/etc/geoclue/conf.d/90-joule.conf
+check "GeoClue whitelist drop-in: [joule] allowed=true system=true users= (for every user)" \
+    test "$(grep -v '^#' "$geoclue_entry" | sed '/^$/d')" = "$(printf '[joule]\nallowed=true\nsystem=true\nusers=')"
+geoclue_main=$dest/etc/geoclue/geoclue.conf
+check "GeoClue 2.6's geoclue.conf keeps its own sections and gains [joule] once" \
+    test "$(grep -c '^\[joule\]$' "$geoclue_main"):$(head -c ${#geoclue_before} "$geoclue_main")" = "1:$geoclue_before"
+check "geoclue.conf's [joule] section is the drop-in's" \
+    test "$(sed -n '/^\[joule\]$/,/^# joule: end$/p' "$geoclue_main" | sed '$d')" = "$(grep -v '^#' "$geoclue_entry" | sed '/^$/d')"
 left=$(grep -rl '@bindir@' "$dest" 2>/dev/null)
 check "@bindir@ replaced everywhere${left:+ (not in: $left)}" test -z "$left"
 unit=$dest/usr/lib/systemd/system/joule.service
@@ -299,7 +315,8 @@ else
     fail "make uninstall DESTDIR=… PREFIX=/usr"
 fi
 check "uninstall keeps the administrator's /etc/joule/joule.yaml" test "$(cat "$dest/etc/joule/joule.yaml" 2>/dev/null)" = "# mine"
-left=$(find "$dest" ! -type d ! -path "$dest/etc/joule/joule.yaml" -printf '/%P\n')
+check "uninstall gives back GeoClue's geoclue.conf as it was" test "$(cat "$dest/etc/geoclue/geoclue.conf" 2>/dev/null)" = "$geoclue_before"
+left=$(find "$dest" ! -type d ! -path "$dest/etc/joule/joule.yaml" ! -path "$dest/etc/geoclue/geoclue.conf" -printf '/%P\n')
 check "make uninstall leaves no other file${left:+ (left: $left)}" test -z "$left"
 
 echo "install: $passed passed, $failed failed ($((SECONDS - started))s)"

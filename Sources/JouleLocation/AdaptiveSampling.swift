@@ -70,6 +70,8 @@ enum AdaptiveSampling {
     ) async -> LocationSummary? {
         guard let start = receiver.startTime else { return nil }
         var session = ReceiverSession(start: start)
+        // A live source picks the coarsest mode that meets the request (GeoClue's level).
+        await receiver.requestAccuracy(sampling.accuracyM)
         await session.turnOn(&receiver, at: start, emit: emit)
         var sampleStart = start
         // The most accurate fix of this sample, while none has met the accuracy.

@@ -26,6 +26,8 @@ public enum LocationOnce {
     ) async throws(LocationError) -> (fix: LocationFix, accuracyMet: Bool) {
         guard let start = receiver.startTime else { throw .noFix(source: receiver.name) }
         var session = ReceiverSession(start: start)
+        // A live source picks the coarsest mode that meets the request (GeoClue's level).
+        await receiver.requestAccuracy(request.accuracyM)
         await session.turnOn(&receiver, at: start, emit: emit)
         let deadline = start + request.timeoutMicros
         var best: LocationFix?
@@ -54,7 +56,7 @@ public enum LocationOnce {
         if let best { emit(.location(best, accuracyMet: false)) }
         await session.turnOff(&receiver, at: end, emit: emit)
         emit(.summary(session.summary))
-        guard let best else { throw .noFix(source: receiver.name) }
+        guard let best else { throw receiver.failure ?? .noFix(source: receiver.name) }
         return (best, false)
     }
 

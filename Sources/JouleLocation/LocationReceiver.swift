@@ -23,6 +23,20 @@ public protocol LocationReceiver {
     /// The next fix while on, `.deadline` if the next one would come at or after `deadline`
     /// (it stays unread), `.end` when the input is over (or a live session was told to stop).
     mutating func next(before deadline: Int64?) async -> ReceiverRead
+    /// Asks the source for fixes as accurate as `metres` from now on (a live source picks the
+    /// coarsest mode that meets it, e.g. GeoClue's level); recorded sources ignore it.
+    mutating func requestAccuracy(_ metres: Double) async
+    /// Why the source ended for good (GeoClue refused joule), if it did: the error to report
+    /// instead of "no fix".
+    var failure: LocationError? { get }
+    /// Ends a live session for good (GeoClue's client deleted); after the engine is done.
+    func close() async
+}
+
+extension LocationReceiver {
+    public mutating func requestAccuracy(_ metres: Double) async {}
+    public var failure: LocationError? { nil }
+    public func close() async {}
 }
 
 public enum ReceiverRead: Sendable, Equatable {
@@ -44,17 +58,18 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
     case timeWentBackwards(path: String, line: Int, previousLine: Int)
     /// The source gave no fix at all.
     case noFix(source: String)
-    /// A source this build cannot open yet.
-    case notBuilt(source: String)
     /// A live source did not answer (gpsd not listening, GeoClue not on the bus): the message
     /// names it, its address and what it said; for `auto`, every source tried.
     case unavailable(message: String)
+    /// A live source could not be used (GeoClue not on the bus, or refusing joule): `reason`
+    /// names the source and the fix.
+    case sourceFailed(source: String, reason: String)
 
     /// Whether the user's input is at fault (exit 2) rather than the system (exit 1).
     public var isInputError: Bool {
         switch self {
         case .unreadable, .badRecord, .timeWentBackwards: true
-        case .noFix, .notBuilt, .unavailable: false
+        case .noFix, .unavailable, .sourceFailed: false
         }
     }
 
@@ -65,8 +80,7 @@ public enum LocationError: Error, Sendable, Hashable, CustomStringConvertible {
         case .timeWentBackwards(let path, let line, let previousLine):
             "\(path): line \(line): time: goes backwards (before line \(previousLine)'s)"
         case .noFix(let source): "no fix from \(source)"
-        case .notBuilt(let source):
-            "--source \(source): not built yet (GeoClue is not built in this branch); use --source gpsd, replay:FILE (or --replay FILE) or fixed:LAT,LON[,ACCURACY]"
+        case .sourceFailed(_, let reason): reason
         case .unavailable(let message): message
         }
     }

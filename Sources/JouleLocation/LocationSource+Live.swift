@@ -3,11 +3,15 @@ import JouleHardware
 extension LocationSource {
     /// Opens `spec` as the CLI does: replay and fixed as `open(_:ttffMicros:now:)`; `gpsd` once
     /// its socket at `address` answers with its VERSION banner (else `.unavailable` naming gpsd,
-    /// the address and what it said); `auto`, gpsd when it answers, else GeoClue. Live sources
-    /// start their clock at the wall clock's now and have a real TTFF (`ttffMicros` is for
-    /// replay and fixed sources).
+    /// the address and what it said); `geoclue` on the system bus (`DBUS_SYSTEM_BUS_ADDRESS` in
+    /// `environment`), asked for the level that meets `accuracyM`, with `distanceM` as its
+    /// `DistanceThreshold`; `auto`, gpsd when it answers, else GeoClue when its name has an
+    /// owner (or can be activated), else `.unavailable` naming both and what each said. Live
+    /// sources start their clock at the wall clock's now and have a real TTFF (`ttffMicros` is
+    /// for replay and fixed sources).
     public static func open(
         _ spec: LocationSourceSpec, ttffMicros: Int64, now: Int64, gpsd address: GPSDAddress,
+        accuracyM: Double = 100, distanceM: Double = 0, environment: [String: String]? = nil,
         backoff: GPSDConnection.Backoff = .init()
     ) async throws(LocationError) -> LocationSource {
         switch spec {
@@ -20,11 +24,12 @@ extension LocationSource {
             case .success: return try openGPSD(address, now: now, backoff: backoff)
             case .failure(let failure): gpsdSaid = failure
             }
-            // SEAM (GeoClue, filled by the GeoClue branch): here, open GeoClue when
-            // org.freedesktop.GeoClue2 has an owner on the system bus, and otherwise add what
-            // the bus said to the message below in place of "not built in this branch".
-            let geoClueSaid = "GeoClue: not built in this branch"
-            throw .unavailable(message: "no location source answered: \(gpsdSaid); \(geoClueSaid)")
+            guard let geoClueSaid = await GeoClueClient.unavailability(environment: environment) else {
+                return .geoclue(try await GeoClueReceiver.open(accuracyM: accuracyM, distanceM: distanceM, environment: environment))
+            }
+            throw .unavailable(message: "no location source answered: \(gpsdSaid); GeoClue: \(geoClueSaid)")
+        case .geoclue:
+            return .geoclue(try await GeoClueReceiver.open(accuracyM: accuracyM, distanceM: distanceM, environment: environment))
         default:
             return try open(spec, ttffMicros: ttffMicros, now: now)
         }

@@ -1,24 +1,41 @@
 import JouleHardware
 
 /// The source a `LocationSourceSpec` names, opened: a replay file read and checked, a fixed
-/// position on the clock's `now`, or live gpsd (`LocationSource+Live.swift`). GeoClue is not
-/// built yet.
+/// position on the clock's `now`, live gpsd, or GeoClue2 on the system bus (the live ones in
+/// `LocationSource+Live.swift`).
 public enum LocationSource: LocationReceiver {
     case replay(ReplayReceiver)
     case fixed(FixedReceiver)
     case gpsd(GPSDReceiver)
+    case geoclue(GeoClueReceiver)
 
     /// Opens `spec` without touching the system: replay and fixed sources; the live ones open
-    /// with `open(_:ttffMicros:now:gpsd:)`. `now` starts a fixed source's clock (the CLI passes
-    /// the wall clock).
+    /// with the async `open(_:ttffMicros:now:gpsd:accuracyM:…)`. `now` starts a fixed source's
+    /// clock (the CLI passes the wall clock).
     public static func open(_ spec: LocationSourceSpec, ttffMicros: Int64, now: Int64) throws(LocationError) -> LocationSource {
         switch spec {
         case .replay(let path): .replay(ReplayReceiver(track: try ReplayTrack.read(path: path), ttffMicros: ttffMicros))
         case .fixed(let latitude, let longitude, let accuracy):
             .fixed(FixedReceiver(latitude: latitude, longitude: longitude, accuracyM: accuracy, now: now, ttffMicros: ttffMicros))
-        case .geoclue: throw .notBuilt(source: spec.description)
-        case .auto, .gpsd:
-            throw .unavailable(message: "--source \(spec): a live source opens with LocationSource.open(_:ttffMicros:now:gpsd:)")
+        case .auto, .gpsd, .geoclue:
+            throw .unavailable(message: "--source \(spec): a live source opens with LocationSource.open(_:ttffMicros:now:gpsd:accuracyM:)")
+        }
+    }
+
+    /// Ends a live source's session (GeoClue's client deleted, the bus closed); nothing for
+    /// the others (gpsd's connection closes whenever the receiver goes off).
+    public func close() async {
+        if case .geoclue(let r) = self { await r.close() }
+    }
+
+    public var failure: LocationError? {
+        if case .geoclue(let r) = self { r.failure } else { nil }
+    }
+
+    public mutating func requestAccuracy(_ metres: Double) async {
+        if case .geoclue(var r) = self {
+            await r.requestAccuracy(metres)
+            self = .geoclue(r)
         }
     }
 
@@ -27,6 +44,7 @@ public enum LocationSource: LocationReceiver {
         case .replay(let r): r.name
         case .fixed(let r): r.name
         case .gpsd(let r): r.name
+        case .geoclue(let r): r.name
         }
     }
 
@@ -35,6 +53,7 @@ public enum LocationSource: LocationReceiver {
         case .replay(let r): r.startTime
         case .fixed(let r): r.startTime
         case .gpsd(let r): r.startTime
+        case .geoclue(let r): r.startTime
         }
     }
 
@@ -43,6 +62,7 @@ public enum LocationSource: LocationReceiver {
         case .replay(let r): r.endTime
         case .fixed(let r): r.endTime
         case .gpsd(let r): r.endTime
+        case .geoclue(let r): r.endTime
         }
     }
 
@@ -51,6 +71,7 @@ public enum LocationSource: LocationReceiver {
         case .replay(var r): await r.turnOn(at: time); self = .replay(r)
         case .fixed(var r): await r.turnOn(at: time); self = .fixed(r)
         case .gpsd(var r): await r.turnOn(at: time); self = .gpsd(r)
+        case .geoclue(var r): await r.turnOn(at: time); self = .geoclue(r)
         }
     }
 
@@ -59,6 +80,7 @@ public enum LocationSource: LocationReceiver {
         case .replay(var r): await r.turnOff(at: time); self = .replay(r)
         case .fixed(var r): await r.turnOff(at: time); self = .fixed(r)
         case .gpsd(var r): await r.turnOff(at: time); self = .gpsd(r)
+        case .geoclue(var r): await r.turnOff(at: time); self = .geoclue(r)
         }
     }
 
@@ -67,6 +89,7 @@ public enum LocationSource: LocationReceiver {
         case .replay(var r): await r.sleep(until: time); self = .replay(r)
         case .fixed(var r): await r.sleep(until: time); self = .fixed(r)
         case .gpsd(var r): await r.sleep(until: time); self = .gpsd(r)
+        case .geoclue(var r): await r.sleep(until: time); self = .geoclue(r)
         }
     }
 
@@ -83,6 +106,10 @@ public enum LocationSource: LocationReceiver {
         case .gpsd(var r):
             let read = await r.next(before: deadline)
             self = .gpsd(r)
+            return read
+        case .geoclue(var r):
+            let read = await r.next(before: deadline)
+            self = .geoclue(r)
             return read
         }
     }

@@ -1,10 +1,10 @@
 /// `--source`: where fixes come from. Parsed here so the CLI and the Swift API agree.
 public enum LocationSourceSpec: Sendable, Hashable, CustomStringConvertible {
-    /// gpsd when its socket answers, else GeoClue (not built yet).
+    /// gpsd when its socket answers, else GeoClue when its name has an owner.
     case auto
     /// gpsd's JSON socket, localhost:2947 unless `--gpsd HOST:PORT` says otherwise.
     case gpsd
-    /// GeoClue2 on the system bus (not built yet).
+    /// GeoClue2 on the system bus.
     case geoclue
     /// A recorded `gpspipe -w` stream, on the records' own time.
     case replay(path: String)
@@ -48,14 +48,6 @@ public enum LocationSourceSpec: Sendable, Hashable, CustomStringConvertible {
             accuracy = value
         }
         return .success(.fixed(latitude: latitude, longitude: longitude, accuracyM: accuracy))
-    }
-
-    /// Whether this build can open the source: GeoClue is not built yet (`auto` tries gpsd).
-    public var isBuilt: Bool {
-        switch self {
-        case .replay, .fixed, .auto, .gpsd: true
-        case .geoclue: false
-        }
     }
 
     public var description: String {

@@ -61,6 +61,8 @@ public enum LocationWatch {
     ) async -> LocationSummary? {
         guard let start = receiver.startTime else { return nil }
         var session = ReceiverSession(start: start)
+        // A live source picks the coarsest mode that meets the request (GeoClue's level).
+        await receiver.requestAccuracy(request.accuracyM)
         await session.turnOn(&receiver, at: start, emit: emit)
         var filter = DeliveryFilter(request: request)
         var anchor: LocationFix?

@@ -3,11 +3,11 @@ import JouleHardware
 import JouleLocation
 
 /// `joule location`: one-shot fixes and standard updates with the receiver off whenever
-/// nothing needs it, from live gpsd, a replay or a fixed position (GeoClue: not built yet).
+/// nothing needs it, from live gpsd, GeoClue2, a replay or a fixed position.
 struct LocationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "location",
-        abstract: "One-shot fixes, updates, regions, visits and significant changes from gpsd, a gpsd replay or a fixed position (GeoClue: not built yet).",
+        abstract: "One-shot fixes, updates, regions, visits and significant changes from gpsd, GeoClue2, a gpsd replay or a fixed position.",
         subcommands: [
             LocationOnceCommand.self, LocationWatchCommand.self, LocationMonitorCommand.self, LocationVisitsCommand.self,
             LocationSignificantCommand.self, LocationRecordCommand.self,
@@ -29,7 +29,7 @@ struct LocationOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Where fixes come from: auto (gpsd if it answers, else GeoClue), gpsd, replay:FILE or fixed:LAT,LON[,ACCURACY]; geoclue is not built yet (default: auto).",
+            "Where fixes come from: auto (gpsd if it answers, else GeoClue), gpsd, geoclue (GeoClue2 on the system bus), replay:FILE or fixed:LAT,LON[,ACCURACY] (default: auto).",
             valueName: "source"))
     var source: Spec<LocationSourceSpec>?
 
@@ -59,12 +59,14 @@ struct LocationOptions: ParsableArguments {
 
     var spec: LocationSourceSpec { replay.map { .replay(path: $0) } ?? source?.value ?? .auto }
 
-    /// The opened source; a live one that does not answer, or a replay that cannot be read,
-    /// ends the command.
-    func open() async throws -> LocationSource {
+    /// The opened source; one that cannot be opened (gpsd not answering, GeoClue not on the
+    /// bus, a replay that cannot be read) ends the command. `distance` is GeoClue's
+    /// DistanceThreshold.
+    func open(distance: Double = 0) async throws -> LocationSource {
         do throws(LocationError) {
             return try await LocationSource.open(
-                spec, ttffMicros: LocationOptions.micros(ttff), now: WallClock.micros(), gpsd: gpsd?.value ?? .standard)
+                spec, ttffMicros: LocationOptions.micros(ttff), now: WallClock.micros(), gpsd: gpsd?.value ?? .standard,
+                accuracyM: accuracy, distanceM: distance)
         } catch {
             throw error.isInputError ? JouleExit.input("\(error)", command: "location") : JouleExit.system("\(error)", command: "location")
         }
@@ -74,18 +76,27 @@ struct LocationOptions: ParsableArguments {
 
     /// The opened source, a printer for it (a live source's lines go out at once), and for a
     /// live source a SIGINT/SIGTERM trap that ends its reads, so the engine prints what it has
-    /// and the summary. Cancel the trap when done.
-    func start() async throws -> (receiver: LocationSource, printer: Printer, signals: SignalTrap?) {
-        let receiver = try await open()
-        let printer = Printer(json: json, live: receiver.stopper != nil)
+    /// and the summary. Cancel the trap and `close()` the source when done.
+    func start(distance: Double = 0) async throws -> (receiver: LocationSource, printer: Printer, signals: SignalTrap?) {
+        let receiver = try await open(distance: distance)
+        let printer = Printer(json: json, live: isLive)
         return (receiver, printer, receiver.stopper.map { stop in SignalTrap { _ in stop() } })
     }
 
-    /// Prints events as they come, into one buffer flushed at the end.
+    /// Whether fixes come on the wall clock (gpsd, GeoClue), as they happen, rather than from a
+    /// recording as fast as they are read.
+    var isLive: Bool {
+        switch spec {
+        case .replay, .fixed: false
+        case .auto, .gpsd, .geoclue: true
+        }
+    }
+
+    /// Prints events as they come: a replay's into one buffer flushed at the end, a live
+    /// source's each as it happens (a reader of a live `watch` sees every fix then).
     final class Printer {
         let output = StandardOutput()
         let json: Bool
-        /// Each line goes out at once (a live source: someone is watching).
         let live: Bool
         init(json: Bool, live: Bool = false) {
             self.json = json
@@ -129,7 +140,9 @@ struct LocationOnceCommand: AsyncParsableCommand {
         let request = OnceRequest(accuracyM: options.accuracy, timeoutMicros: LocationOptions.micros(timeout))
         do throws(LocationError) {
             try await LocationOnce.run(request, receiver: &receiver, emit: printer.emit)
+            await receiver.close()
         } catch {
+            await receiver.close()
             printer.output.flush()
             throw JouleExit.system("\(error)", command: "location once")
         }
@@ -203,7 +216,7 @@ struct LocationWatchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var (receiver, printer, signals) = try await options.start()
+        var (receiver, printer, signals) = try await options.start(distance: distance)
         defer { printer.output.flush() }
         defer { signals?.cancel() }
         let request = WatchRequest(
@@ -213,8 +226,10 @@ struct LocationWatchCommand: AsyncParsableCommand {
             probeMicros: LocationOptions.micros(probe ?? 300), giveUpMicros: giveUp.map(LocationOptions.micros),
             retryMicros: LocationOptions.micros(retry ?? 300))
         let policy = try await self.policy.read()
-        guard await LocationWatch.run(request, policy: policy, receiver: &receiver, emit: printer.emit) != nil else {
-            throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location watch")
+        let delivered = await LocationWatch.run(request, policy: policy, receiver: &receiver, emit: printer.emit) != nil
+        await receiver.close()
+        guard delivered else {
+            throw JouleExit.system("\(receiver.failure ?? LocationError.noFix(source: receiver.name))", command: "location watch")
         }
     }
 }

@@ -64,8 +64,9 @@ struct LocationMonitorCommand: AsyncParsableCommand {
             hooks.run(environment: environment.variables)
         }
         await hooks?.finish()
+        await receiver.close()
         guard summary != nil else {
-            throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location monitor")
+            throw JouleExit.system("\(receiver.failure ?? LocationError.noFix(source: receiver.name))", command: "location monitor")
         }
     }
 }

@@ -28,8 +28,10 @@ struct LocationSignificantCommand: AsyncParsableCommand {
         defer { signals?.cancel() }
         let policy = try await self.policy.read()
         defer { printer.output.flush() }
-        guard await LocationSignificant.run(SignificantRequest(), policy: policy, receiver: &receiver, emit: printer.emit) != nil else {
-            throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location significant")
+        let delivered = await LocationSignificant.run(SignificantRequest(), policy: policy, receiver: &receiver, emit: printer.emit) != nil
+        await receiver.close()
+        guard delivered else {
+            throw JouleExit.system("\(receiver.failure ?? LocationError.noFix(source: receiver.name))", command: "location significant")
         }
     }
 }

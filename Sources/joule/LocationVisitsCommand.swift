@@ -43,8 +43,10 @@ struct LocationVisitsCommand: AsyncParsableCommand {
         defer { printer.output.flush() }
         let request = VisitsRequest(
             radiusM: radius, minDwellMicros: LocationOptions.micros(minDwell), sampling: SamplingRequest(accuracyM: options.accuracy))
-        guard await LocationVisits.run(request, policy: policy, receiver: &receiver, emit: printer.emit) != nil else {
-            throw JouleExit.system("\(LocationError.noFix(source: receiver.name))", command: "location visits")
+        let delivered = await LocationVisits.run(request, policy: policy, receiver: &receiver, emit: printer.emit) != nil
+        await receiver.close()
+        guard delivered else {
+            throw JouleExit.system("\(receiver.failure ?? LocationError.noFix(source: receiver.name))", command: "location visits")
         }
     }
 }

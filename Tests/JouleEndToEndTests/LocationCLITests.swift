@@ -185,15 +185,6 @@ import Testing
         #expect(lines[3] == "receiver on 0.0 s of 0.0 s, 1 fix(es)")
     }
 
-    /// gpsd and auto: LocationGPSDTests.
-    @Test(arguments: [["--source", "geoclue"]])
-    func geoClueIsNotBuiltYet(arguments: [String]) async throws {
-        let result = try await CLIHarness.run(["location", "once", "--json"] + arguments)
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("not built yet"), "\(result.stderr)")
-        #expect(result.stdout.isEmpty)
-    }
-
     @Test func badReplayContentExitsTwoNamingTheLineAndKey() async throws {
         let scratch = try ScratchDirectory(prefix: "joule-location")
         let good = Self.track([(0, 0, 5), (1, 10, 5)])

@@ -42,9 +42,12 @@ struct NeverEndingReceiver: LocationReceiver {
     @Test func aSourceThatCannotOpenThrows() async {
         let manager = LocationManager(source: .replay(path: "/nonexistent/joule-track.ndjson"))
         await #expect(throws: LocationError.self) { try await manager.requestLocation() }
-        #expect(throws: LocationError.self) { try manager.significantChanges() }
-        let live = LocationManager(source: .gpsd)
-        #expect(throws: LocationError.notBuilt(source: "gpsd")) { try live.startUpdating() }
+        await #expect(throws: LocationError.self) { try await manager.significantChanges() }
+        // No gpsd at that address: the call throws naming it, before any sequence exists.
+        let live = LocationManager(source: .gpsd, gpsd: GPSDAddress(host: "127.0.0.1", port: 1))
+        await #expect(throws: LocationError.unavailable(message: "gpsd at 127.0.0.1:1: connect: Connection refused (ECONNREFUSED)")) {
+            try await live.startUpdating()
+        }
     }
 
     /// Each sequence gives what its engine emits, in order, and ends with the input.
@@ -61,21 +64,21 @@ struct NeverEndingReceiver: LocationReceiver {
         let expected = EventLog()
         await LocationMonitor.run(MonitorRequest(regions: regions), receiver: &direct, emit: expected.emit)
         var monitored: [LocationEvent] = []
-        for await event in try manager.monitor(regions: regions) { monitored.append(event) }
+        for await event in try await manager.monitor(regions: regions) { monitored.append(event) }
         #expect(monitored == expected.events)
         #expect(!monitored.contains { if case .policy = $0 { true } else { false } })  // monitor keeps its request
 
         var updates: [LocationEvent] = []
-        for await event in try manager.startUpdating(WatchRequest(distanceM: 500)) { updates.append(event) }
+        for await event in try await manager.startUpdating(WatchRequest(distanceM: 500)) { updates.append(event) }
         #expect(updates.first == .policy(LocationPolicy(lowPowerMode: true)))
         #expect(updates.compactMap { if case .location(let fix, _) = $0 { LocationVisitsTests.seconds(fix.timeMicros) } else { nil } } == [0, 50, 100, 150, 200] as [Int64])
 
         var changes: [LocationEvent] = []
-        for await event in try manager.significantChanges() { changes.append(event) }
+        for await event in try await manager.significantChanges() { changes.append(event) }
         #expect(changes.compactMap { if case .significantChange(let fix) = $0 { LocationVisitsTests.seconds(fix.timeMicros) } else { nil } } == [0] as [Int64])  // the track ends before 300 s
 
         var visits: [LocationEvent] = []
-        for await event in try manager.visits() { visits.append(event) }
+        for await event in try await manager.visits() { visits.append(event) }
         #expect(!visits.contains { if case .visitArrival = $0 { true } else { false } })
         if case .summary = visits.last {} else { Issue.record("no summary: \(visits)") }
     }
@@ -88,10 +91,10 @@ struct NeverEndingReceiver: LocationReceiver {
         let manager = LocationManager { () throws(LocationError) in NeverEndingReceiver(calls: recorder) }
         let region = CircularRegion(name: "far", latitude: 0, longitude: 0, radiusM: 100)
         let events = switch engine {
-        case "watch": try manager.startUpdating()
-        case "monitor": try manager.monitor(regions: [region], sampling: SamplingRequest(accuracyM: 1))
-        case "visits": try manager.visits()
-        default: try manager.significantChanges(SignificantRequest(sampling: SamplingRequest(accuracyM: 1)))
+        case "watch": try await manager.startUpdating()
+        case "monitor": try await manager.monitor(regions: [region], sampling: SamplingRequest(accuracyM: 1))
+        case "visits": try await manager.visits()
+        default: try await manager.significantChanges(SignificantRequest(sampling: SamplingRequest(accuracyM: 1)))
         }
         let consumer = Task {
             var seen = 0

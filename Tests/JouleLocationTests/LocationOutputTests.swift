@@ -47,18 +47,9 @@ extension LocationEvent {
         #expect(try LocationSourceSpec.parse("fixed:52.52,13.405").get() == .fixed(latitude: 52.52, longitude: 13.405, accuracyM: nil))
         #expect(try LocationSourceSpec.parse("fixed:-33.9,151.2,25").get() == .fixed(latitude: -33.9, longitude: 151.2, accuracyM: 25))
         #expect(try LocationSourceSpec.parse("auto").get() == .auto)
-        #expect(LocationSourceSpec.auto.isBuilt && LocationSourceSpec.gpsd.isBuilt && !LocationSourceSpec.geoclue.isBuilt)
         for bad in ["fixed:91,0", "fixed:0,181", "fixed:1", "fixed:1,2,0", "fixed:1,2,-5", "fixed:a,b", "fixed:nan,2", "fixed:1,2,3,4", "replay:", "gps", ""] {
             #expect(throws: LocationSourceSpec.SpecError.self, "\(bad)") { try LocationSourceSpec.parse(bad).get() }
         }
-    }
-
-    @Test func openingGeoClueSaysItIsNotBuilt() async {
-        #expect(throws: LocationError.notBuilt(source: "geoclue")) { try LocationSource.open(.geoclue, ttffMicros: 0, now: 0) }
-        await #expect(throws: LocationError.notBuilt(source: "geoclue")) {
-            try await LocationSource.open(.geoclue, ttffMicros: 0, now: 0, gpsd: .standard)
-        }
-        #expect(LocationError.notBuilt(source: "geoclue").description.contains("not built yet"))
     }
 
     @Test func gpsdAndAutoWithNoGpsdNameWhatEachSaid() async {
@@ -67,8 +58,14 @@ extension LocationEvent {
         await #expect(throws: LocationError.unavailable(message: refused)) {
             try await LocationSource.open(.gpsd, ttffMicros: 0, now: 0, gpsd: dead)
         }
-        await #expect(throws: LocationError.unavailable(message: "no location source answered: \(refused); GeoClue: not built in this branch")) {
-            try await LocationSource.open(.auto, ttffMicros: 0, now: 0, gpsd: dead)
+        // No gpsd and no system bus: auto names both and what each said.
+        let noBus = ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/joule-test-bus"]
+        do {
+            _ = try await LocationSource.open(.auto, ttffMicros: 0, now: 0, gpsd: dead, environment: noBus)
+            Issue.record("auto opened a source with neither gpsd nor a bus")
+        } catch {
+            #expect(error.description.hasPrefix("no location source answered: \(refused); GeoClue: "), "\(error)")
+            #expect(error.description.count > "no location source answered: \(refused); GeoClue: ".count + 5, "\(error)")
         }
     }
 
