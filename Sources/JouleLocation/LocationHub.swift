@@ -1,0 +1,338 @@
+import JouleHardware
+
+/// One receiver session for every client of the daemon's `org.joule.Location1`: the receiver
+/// is on only while some handle needs a fix, at the finest accuracy any of them needs, and for
+/// regions only as often as the nearest boundary needs (adaptive sampling, as `monitor`).
+///
+/// Handles are one-shot requests (`requestLocation`), standard updates (`startUpdates`, with
+/// the distance filter and deferral of `watch`) and regions (`addRegion`). Each belongs to an
+/// owner (a bus name); `stop(owner:)` ends all of an owner's when it leaves the bus. What the
+/// handles produce goes to `deliver`, addressed to the owner.
+///
+/// The loop runs on the wall clock. While the receiver is off it sleeps until a region's next
+/// sample or a command, whichever comes first; while on, it waits for a fix at most a second at
+/// a time, so a command that turns the receiver off or changes its accuracy takes effect within
+/// a second even on a source whose fixes are rare (GeoClue's) — the receiver being on costs far
+/// more than that wake.
+public actor LocationHub<Source: LocationReceiver & Sendable> {
+    /// What a handle produced, for its owner.
+    public enum Delivery: Sendable, Equatable {
+        case location(owner: String, handle: UInt32, fix: LocationFix)
+        case deferred(owner: String, handle: UInt32, fixes: [LocationFix], reason: DeferralReason)
+        case regionEntered(owner: String, handle: UInt32, region: String, fix: LocationFix)
+        case regionExited(owner: String, handle: UInt32, region: String, fix: LocationFix)
+        /// A live source failed and is being retried (for the log).
+        case trouble(message: String)
+        /// The receiver went on or off, or its requested accuracy changed (the properties).
+        case receiver(on: Bool, accuracyM: Double?)
+    }
+
+    /// `StartUpdates`' options: `watch`'s distance filter and deferral.
+    public struct UpdatesOptions: Sendable, Equatable {
+        public var accuracyM: Double
+        public var distanceM: Double
+        public var deferDistanceM: Double?
+        public var deferTimeMicros: Int64?
+
+        public init(accuracyM: Double = 100, distanceM: Double = 0, deferDistanceM: Double? = nil, deferTimeMicros: Int64? = nil) {
+            self.accuracyM = accuracyM
+            self.distanceM = distanceM
+            self.deferDistanceM = deferDistanceM
+            self.deferTimeMicros = deferTimeMicros
+        }
+    }
+
+    private struct Once {
+        var accuracyM: Double
+        var deadline: Int64
+        var best: LocationFix?
+        var continuation: CheckedContinuation<(fix: LocationFix, accuracyMet: Bool), any Error>
+    }
+
+    private enum Kind {
+        case once(Once)
+        case updates(DeliveryFilter)
+        case region(RegionRule)
+    }
+
+    private struct Handle {
+        var owner: String
+        var kind: Kind
+    }
+
+    private let open: @Sendable () async throws(LocationError) -> Source
+    private let deliver: @Sendable (Delivery) -> Void
+    private let now: @Sendable () -> Int64
+    private let sampling: SamplingRequest
+    private var source: Source?
+    private var handles: [UInt32: Handle] = [:]
+    private var nextHandle: UInt32 = 1
+    /// When regions next need a sample; nil: as soon as there are regions (no fix yet).
+    private var regionWakeAt: Int64?
+    public private(set) var receiverOn = false
+    public private(set) var requestedAccuracyM: Double?
+    private let wakeup = DeadlineMailbox<Void>()
+    private var loop: Task<Void, Never>?
+
+    /// `open` opens the live source (again after it ended); `sampling` is the regions'
+    /// accuracy and max speed; `now` is the wall clock in µs (tests inject theirs).
+    public init(
+        sampling: SamplingRequest = SamplingRequest(), now: @escaping @Sendable () -> Int64 = { WallClock.micros() },
+        open: @escaping @Sendable () async throws(LocationError) -> Source,
+        deliver: @escaping @Sendable (Delivery) -> Void
+    ) {
+        self.open = open
+        self.deliver = deliver
+        self.now = now
+        self.sampling = sampling
+    }
+
+    /// Starts the loop (once).
+    public func start() {
+        guard loop == nil else { return }
+        loop = Task { await self.run() }
+    }
+
+    /// Ends the loop, failing waiting requests, with the receiver off.
+    public func shutdown() async {
+        loop?.cancel()
+        wakeup.push(())
+        await loop?.value
+        loop = nil
+        for (id, handle) in handles {
+            if case .once(let once) = handle.kind { once.continuation.resume(throwing: LocationError.noFix(source: "the daemon (stopping)")) }
+            handles[id] = nil
+        }
+        await turnOff()
+        await source?.close()
+        source = nil
+    }
+
+    /// The number of handles `owner` holds (all owners: nil).
+    public func handleCount(owner: String? = nil) -> Int {
+        handles.values.filter { owner == nil || $0.owner == owner }.count
+    }
+
+    // MARK: Commands
+
+    /// A one-shot fix for `owner`: the first as accurate as asked, or at `timeoutMicros` the
+    /// most accurate seen (`accuracyMet` false), or `.noFix` with none.
+    public func requestLocation(owner: String, accuracyM: Double, timeoutMicros: Int64) async throws -> (fix: LocationFix, accuracyMet: Bool) {
+        let id = allocate()
+        return try await withCheckedThrowingContinuation { continuation in
+            handles[id] = Handle(
+                owner: owner, kind: .once(Once(accuracyM: accuracyM, deadline: now() + timeoutMicros, continuation: continuation)))
+            wakeup.push(())
+        }
+    }
+
+    public func startUpdates(owner: String, _ options: UpdatesOptions) -> UInt32 {
+        let id = allocate()
+        let request = WatchRequest(
+            accuracyM: options.accuracyM, distanceM: options.distanceM, deferDistanceM: options.deferDistanceM,
+            deferTimeMicros: options.deferTimeMicros)
+        handles[id] = Handle(owner: owner, kind: .updates(DeliveryFilter(request: request)))
+        wakeup.push(())
+        return id
+    }
+
+    public func addRegion(owner: String, _ region: CircularRegion) -> UInt32 {
+        let id = allocate()
+        handles[id] = Handle(owner: owner, kind: .region(RegionRule(regions: [region])))
+        // A new region is decided by a fresh sample.
+        regionWakeAt = nil
+        wakeup.push(())
+        return id
+    }
+
+    /// Ends `handle` if `owner` holds it; false otherwise. Deferred fixes held for it are
+    /// delivered first (`stop`).
+    @discardableResult
+    public func stop(owner: String, handle id: UInt32) -> Bool {
+        guard let handle = handles[id], handle.owner == owner else { return false }
+        end(id, handle)
+        wakeup.push(())
+        return true
+    }
+
+    /// Ends every handle of `owner` (it left the bus).
+    public func stop(owner: String) {
+        for (id, handle) in handles where handle.owner == owner { end(id, handle) }
+        wakeup.push(())
+    }
+
+    private func end(_ id: UInt32, _ handle: Handle) {
+        handles[id] = nil
+        switch handle.kind {
+        case .once(let once): once.continuation.resume(throwing: LocationError.noFix(source: "the request (stopped)"))
+        case .updates(var filter): filter.finish { emitUpdate($0, owner: handle.owner, id: id) }
+        case .region: break
+        }
+    }
+
+    private func allocate() -> UInt32 {
+        defer { nextHandle = nextHandle == .max ? 1 : nextHandle + 1 }
+        return nextHandle
+    }
+
+    // MARK: The loop
+
+    /// What the handles need now: the receiver on (at what accuracy, until when at most), or
+    /// off until when.
+    private func plan(at time: Int64) -> (on: Bool, accuracyM: Double?, deadline: Int64?) {
+        var accuracy: Double?
+        var deadline: Int64?
+        var regions = false
+        for handle in handles.values {
+            switch handle.kind {
+            case .once(let once):
+                accuracy = min(accuracy ?? once.accuracyM, once.accuracyM)
+                deadline = min(deadline ?? once.deadline, once.deadline)
+            case .updates(let filter): accuracy = min(accuracy ?? filter.request.accuracyM, filter.request.accuracyM)
+            case .region: regions = true
+            }
+        }
+        if regions {
+            if let wake = regionWakeAt, wake > time {
+                if accuracy == nil { return (false, nil, wake) }
+                deadline = min(deadline ?? wake, wake)
+            } else {
+                accuracy = min(accuracy ?? sampling.accuracyM, sampling.accuracyM)
+            }
+        }
+        return (accuracy != nil, accuracy, deadline)
+    }
+
+    private func run() async {
+        while !Task.isCancelled {
+            let time = now()
+            expireRequests(at: time)
+            let plan = plan(at: time)
+            guard plan.on, let accuracy = plan.accuracyM else {
+                await turnOff()
+                let wait = plan.deadline.map { ContinuousClock.now + .microseconds(max(0, $0 - time)) }
+                _ = await wakeup.next(before: wait)
+                continue
+            }
+            guard await turnOn(accuracyM: accuracy, at: time) else {
+                // The source would not open: said once; try again in 30 s or at a command.
+                _ = await wakeup.next(before: ContinuousClock.now + .seconds(30))
+                continue
+            }
+            let bound = time + 1_000_000
+            guard var receiver = source else { continue }
+            let read = await receiver.next(before: min(plan.deadline ?? bound, bound))
+            source = receiver
+            switch read {
+            case .fix(let fix): consider(fix)
+            case .deadline: continue
+            case .trouble(let message, _): deliver(.trouble(message: message))
+            case .end:
+                // The source is done (a fixed position gives one fix): open it again when next needed.
+                await source?.close()
+                source = nil
+                setReceiver(on: false, accuracy: nil)
+            }
+        }
+    }
+
+    private var openFailure: String?
+
+    /// Opens the source if need be and turns the receiver on at `accuracyM`; false when the
+    /// source cannot be opened.
+    private func turnOn(accuracyM: Double, at time: Int64) async -> Bool {
+        if source == nil {
+            do throws(LocationError) {
+                source = try await open()
+                openFailure = nil
+            } catch {
+                if openFailure != error.description { deliver(.trouble(message: error.description)) }
+                openFailure = error.description
+                return false
+            }
+        }
+        guard var receiver = source else { return false }
+        if requestedAccuracyM != accuracyM { await receiver.requestAccuracy(accuracyM) }
+        if !receiverOn { await receiver.turnOn(at: time) }
+        source = receiver
+        setReceiver(on: true, accuracy: accuracyM)
+        return true
+    }
+
+    private func turnOff() async {
+        guard receiverOn, var receiver = source else { return setReceiver(on: false, accuracy: nil) }
+        await receiver.turnOff(at: now())
+        source = receiver
+        setReceiver(on: false, accuracy: nil)
+    }
+
+    private func setReceiver(on: Bool, accuracy: Double?) {
+        guard on != receiverOn || accuracy != requestedAccuracyM else { return }
+        receiverOn = on
+        requestedAccuracyM = accuracy
+        deliver(.receiver(on: on, accuracyM: accuracy))
+    }
+
+    /// One-shot requests past their deadline get the best fix seen, or `.noFix`.
+    private func expireRequests(at time: Int64) {
+        for (id, handle) in handles {
+            guard case .once(let once) = handle.kind, time >= once.deadline else { continue }
+            handles[id] = nil
+            if let best = once.best {
+                once.continuation.resume(returning: (best, false))
+            } else {
+                once.continuation.resume(throwing: LocationError.noFix(source: source?.name ?? "the location source"))
+            }
+        }
+    }
+
+    /// A fix, to every handle.
+    private func consider(_ fix: LocationFix) {
+        var sampled = false
+        for (id, handle) in handles {
+            switch handle.kind {
+            case .once(var once):
+                if fix.meetsAccuracy(once.accuracyM) {
+                    handles[id] = nil
+                    once.continuation.resume(returning: (fix, true))
+                } else if LocationOnce.isMoreAccurate(fix, than: once.best) {
+                    once.best = fix
+                    handles[id]?.kind = .once(once)
+                }
+            case .updates(var filter):
+                filter.consider(fix) { emitUpdate($0, owner: handle.owner, id: id) }
+                handles[id]?.kind = .updates(filter)
+            case .region(var rule):
+                rule.consider(fix) { event in
+                    switch event {
+                    case .regionEnter(let name, let at): deliver(.regionEntered(owner: handle.owner, handle: id, region: name, fix: at))
+                    case .regionExit(let name, let at): deliver(.regionExited(owner: handle.owner, handle: id, region: name, fix: at))
+                    case .regionState(let name, let inside, let at):
+                        // The first decision is reported as a crossing into that state, as
+                        // Core Location's didDetermineState.
+                        deliver(inside ? .regionEntered(owner: handle.owner, handle: id, region: name, fix: at)
+                            : .regionExited(owner: handle.owner, handle: id, region: name, fix: at))
+                    default: break
+                    }
+                }
+                handles[id]?.kind = .region(rule)
+                sampled = true
+            }
+        }
+        // Regions: a sample ends at a fix as accurate as the sampling asks; the receiver may
+        // then stay off until the nearest boundary could be reached.
+        guard sampled, fix.meetsAccuracy(sampling.accuracyM) else { return }
+        let boundary = handles.values.compactMap { handle -> Double? in
+            if case .region(let rule) = handle.kind { rule.boundaryM(from: fix) } else { nil }
+        }.min() ?? .infinity
+        regionWakeAt = fix.timeMicros + sampling.offMicros(after: fix, boundaryM: boundary, offAt: fix.timeMicros)
+    }
+
+    private func emitUpdate(_ event: LocationEvent, owner: String, id: UInt32) {
+        switch event {
+        case .location(let fix, _): deliver(.location(owner: owner, handle: id, fix: fix))
+        case .deferred(let fixes, let reason): deliver(.deferred(owner: owner, handle: id, fixes: fixes, reason: reason))
+        default: break
+        }
+    }
+}
