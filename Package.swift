@@ -89,7 +89,7 @@ let package = Package(
             name: "JouleDaemon",
             dependencies: [
                 "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
-                "JouleHistory", .product(name: "Yams", package: "Yams"),
+                "JouleHistory", "JouleLocation", .product(name: "Yams", package: "Yams"),
             ]),
         // Programs that ask the daemon (or, without one, read locally): DaemonClient,
         // TransfersClient, AppsClient, JouleProcessInfo, the Swift APIs. Never the daemon.

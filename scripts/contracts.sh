@@ -69,7 +69,7 @@ for command in daemon transfer "transfer add" "transfer list" "transfer show" "t
   "reports" beacons; do
   run $command --help
 done
-# The three D-Bus interfaces as the daemon introspects them (from its sd-bus vtables), on a
+# The four D-Bus interfaces as the daemon introspects them (from its sd-bus vtables), on a
 # private session bus, against the laptop fixture.
 if command -v dbus-run-session >/dev/null && command -v busctl >/dev/null; then
   work=/tmp/joule-contracts/daemon
@@ -80,7 +80,7 @@ if command -v dbus-run-session >/dev/null && command -v busctl >/dev/null; then
       "$JOULE_JOULE" daemon --session --root "$JOULE_WORK/root" --config "$JOULE_WORK/joule.yaml" 2>"$JOULE_WORK/log" &
     pid=$!
     for _ in $(seq 100); do grep -q "ready: " "$JOULE_WORK/log" && break; sleep 0.1; done
-    for name in Energy1 Transfers1 Apps1; do
+    for name in Energy1 Transfers1 Apps1 Location1; do
       echo "### introspect org.joule.$name"
       busctl --user introspect --xml-interface org.joule.$name /org/joule/$name 2>&1
     done

@@ -87,6 +87,8 @@ layout() {
     echo "$DBUSINTERFACEDIR/org.joule.Transfers1.xml data/org.joule.Transfers1.xml 0644"
     echo "$DBUSSERVICEDIR/org.joule.Apps1.service @bindir:dist/dbus/org.joule.Apps1.service 0644"
     echo "$DBUSINTERFACEDIR/org.joule.Apps1.xml data/org.joule.Apps1.xml 0644"
+    echo "$DBUSSERVICEDIR/org.joule.Location1.service @bindir:dist/dbus/org.joule.Location1.service 0644"
+    echo "$DBUSINTERFACEDIR/org.joule.Location1.xml data/org.joule.Location1.xml 0644"
     echo "$POLKITACTIONDIR/org.joule.Energy1.policy dist/polkit/org.joule.Energy1.policy 0644"
     echo "$JOULECONFDIR/joule.yaml.example dist/joule.yaml.example 0644"
     echo "$GEOCLUECONFDIR/conf.d/90-joule.conf data/geoclue-joule.conf 0644"

@@ -118,6 +118,13 @@ check "D-Bus activation: Exec=/usr/bin/joule daemon --system, SystemdService=jou
     bash -c 'grep -qx "Exec=/usr/bin/joule daemon --system" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
     "$dest/usr/share/dbus-1/system-services/org.joule.Energy1.service"
 check "the interface XML is data/org.joule.Energy1.xml" cmp -s data/org.joule.Energy1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Energy1.xml"
+check "the interface XML is data/org.joule.Location1.xml" cmp -s data/org.joule.Location1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Location1.xml"
+check "D-Bus activation of org.joule.Location1 starts joule.service" \
+    bash -c 'grep -qx "Name=org.joule.Location1" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
+    "$dest/usr/share/dbus-1/system-services/org.joule.Location1.service"
+check "polkit's org.joule.Location1.use is for active sessions only" \
+    bash -c 'grep -A8 "org.joule.Location1.use" "$1" | grep -q "<allow_active>yes</allow_active>" && grep -A8 "org.joule.Location1.use" "$1" | grep -q "<allow_inactive>no</allow_inactive>"' _ \
+    "$dest/usr/share/polkit-1/actions/org.joule.Energy1.policy"
 check "the interface XML is data/org.joule.Transfers1.xml" cmp -s data/org.joule.Transfers1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Transfers1.xml"
 check "D-Bus activation of org.joule.Transfers1 starts joule.service" \
     bash -c 'grep -qx "Name=org.joule.Transfers1" "$1" && grep -qx SystemdService=joule.service "$1"' _ \

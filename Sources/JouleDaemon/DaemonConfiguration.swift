@@ -60,6 +60,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var cpuMonitor: [CPUWatch] = []
     package var beacons: [BeaconMonitor] = []
     package var transfers = TransferSettings()
+    /// `location:`: the source of `org.joule.Location1`'s fixes.
+    package var location = LocationSettings()
     package var metrics = MetricsSettings()
 
     package init() {}

@@ -164,6 +164,14 @@ package actor JouleDaemon {
 
         let authorizer = authorizer(bus: bus)
         let transfers = try await openTransfers(bus: bus, engine: engine)
+        let location: DaemonLocation
+        do {
+            location = try await DaemonLocation.open(
+                bus: bus, settings: configuration.location, authorizer: locationAuthorizer(bus: bus), log: log)
+        } catch {
+            await bus.close()
+            throw .bus("cannot export \(LocationBus.objectPath): \(error)")
+        }
         let history = DaemonHistory.open(
             stateDirectory: options.stateDirectory, engine: engine, energy: energy, log: log)
         self.history = history
@@ -191,6 +199,7 @@ package actor JouleDaemon {
             try await bus.requestName(EnergyBus.busName)
             if transfers != nil { try await bus.requestName(TransfersBus.busName) }
             try await bus.requestName(AppsBus.busName)
+            try await bus.requestName(LocationBus.busName)
         } catch {
             await bus.close()
             throw .bus("\(error)")
@@ -217,12 +226,14 @@ package actor JouleDaemon {
         notifier.stopping()
         await metrics?.stop()
         await transfers?.stop()
+        await location.stop()
         await history?.stop()
         await apps?.stop()
         await workloads.stop()
         await actuation.shutdown()
         if transfers != nil { try? await bus.releaseName(TransfersBus.busName) }
         try? await bus.releaseName(AppsBus.busName)
+        try? await bus.releaseName(LocationBus.busName)
         try? await bus.releaseName(EnergyBus.busName)
         await bus.close()
         if let systemBus, systemBus !== bus { await systemBus.close() }
@@ -519,6 +530,21 @@ package actor JouleDaemon {
         case .system: CallerAuthorizer(mode: .system, bus: bus)
         case .session: CallerAuthorizer(mode: .session(uid: options.uid), bus: bus)
         }
+    }
+
+    /// Who may use `org.joule.Location1`: polkit's `org.joule.Location1.use` on the system bus
+    /// (an active local session's user; location is personal), the session's user on its own.
+    private func locationAuthorizer(bus: BusConnection) -> CallerAuthorizer {
+        let mode: CallerAuthorizer.Mode = switch options.bus {
+        case .system: .system
+        case .session: .session(uid: options.uid)
+        }
+        let authority = PolkitAuthority(bus: bus)
+        return CallerAuthorizer(
+            mode: mode, uid: { sender throws(BusError) in try await bus.credentials(of: sender).uid },
+            polkit: { sender throws(PolkitError) in
+                try await authority.checkAuthorization(busName: sender, action: LocationBus.useAction, allowUserInteraction: false)
+            })
     }
 
     // MARK: power-profiles-daemon

@@ -14,7 +14,7 @@ import JouleHardware
 /// Time: a fix's time is gpsd's (the receiver's GPS time), while deadlines and `startTime` are
 /// the system clock. Joule assumes the two agree (a GPS-disciplined or NTP-synced clock is
 /// within well under a second); a system clock far off would make timeouts count wrong.
-public struct GPSDReceiver: LocationReceiver {
+public struct GPSDReceiver: LocationReceiver, Sendable {
     public let connection: GPSDConnection
     public let startTime: Int64?
     public private(set) var endTime: Int64?

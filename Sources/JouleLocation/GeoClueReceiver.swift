@@ -12,7 +12,7 @@ import JouleHardware
 ///   created again (and started, if the receiver is on).
 /// - GeoClue refusing joule (AccessDenied) is reported once as `.trouble`, then the session
 ///   ends: `failure` holds the error, which names the whitelist entry that lets joule in.
-public struct GeoClueReceiver: LocationReceiver {
+public struct GeoClueReceiver: LocationReceiver, Sendable {
     public let client: GeoClueClient
     public let startTime: Int64?
     public var endTime: Int64? { nil }

@@ -1,5 +1,18 @@
 import JouleHardware
 
+/// What a `LocationHub` handle produced, for its owner (a bus name).
+public enum LocationHubDelivery: Sendable, Equatable {
+    case location(owner: String, handle: UInt32, fix: LocationFix)
+    case deferred(owner: String, handle: UInt32, fixes: [LocationFix], reason: DeferralReason)
+    case regionEntered(owner: String, handle: UInt32, region: String, fix: LocationFix)
+    case regionExited(owner: String, handle: UInt32, region: String, fix: LocationFix)
+    /// A live source failed and is being retried (for the log).
+    case trouble(message: String)
+    /// The receiver went on or off, or its requested accuracy changed (the properties).
+    case receiver(on: Bool, accuracyM: Double?)
+}
+
+
 /// One receiver session for every client of the daemon's `org.joule.Location1`: the receiver
 /// is on only while some handle needs a fix, at the finest accuracy any of them needs, and for
 /// regions only as often as the nearest boundary needs (adaptive sampling, as `monitor`).
@@ -15,33 +28,6 @@ import JouleHardware
 /// a second even on a source whose fixes are rare (GeoClue's) — the receiver being on costs far
 /// more than that wake.
 public actor LocationHub<Source: LocationReceiver & Sendable> {
-    /// What a handle produced, for its owner.
-    public enum Delivery: Sendable, Equatable {
-        case location(owner: String, handle: UInt32, fix: LocationFix)
-        case deferred(owner: String, handle: UInt32, fixes: [LocationFix], reason: DeferralReason)
-        case regionEntered(owner: String, handle: UInt32, region: String, fix: LocationFix)
-        case regionExited(owner: String, handle: UInt32, region: String, fix: LocationFix)
-        /// A live source failed and is being retried (for the log).
-        case trouble(message: String)
-        /// The receiver went on or off, or its requested accuracy changed (the properties).
-        case receiver(on: Bool, accuracyM: Double?)
-    }
-
-    /// `StartUpdates`' options: `watch`'s distance filter and deferral.
-    public struct UpdatesOptions: Sendable, Equatable {
-        public var accuracyM: Double
-        public var distanceM: Double
-        public var deferDistanceM: Double?
-        public var deferTimeMicros: Int64?
-
-        public init(accuracyM: Double = 100, distanceM: Double = 0, deferDistanceM: Double? = nil, deferTimeMicros: Int64? = nil) {
-            self.accuracyM = accuracyM
-            self.distanceM = distanceM
-            self.deferDistanceM = deferDistanceM
-            self.deferTimeMicros = deferTimeMicros
-        }
-    }
-
     private struct Once {
         var accuracyM: Double
         var deadline: Int64
@@ -61,7 +47,7 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
     }
 
     private let open: @Sendable () async throws(LocationError) -> Source
-    private let deliver: @Sendable (Delivery) -> Void
+    private let deliver: @Sendable (LocationHubDelivery) -> Void
     private let now: @Sendable () -> Int64
     private let sampling: SamplingRequest
     private var source: Source?
@@ -79,7 +65,7 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
     public init(
         sampling: SamplingRequest = SamplingRequest(), now: @escaping @Sendable () -> Int64 = { WallClock.micros() },
         open: @escaping @Sendable () async throws(LocationError) -> Source,
-        deliver: @escaping @Sendable (Delivery) -> Void
+        deliver: @escaping @Sendable (LocationHubDelivery) -> Void
     ) {
         self.open = open
         self.deliver = deliver
@@ -126,11 +112,10 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
         }
     }
 
-    public func startUpdates(owner: String, _ options: UpdatesOptions) -> UInt32 {
+    /// Standard updates for `owner`: `request`'s accuracy, distance filter and deferral (its
+    /// pause and give-up are `watch`'s alone).
+    public func startUpdates(owner: String, _ request: WatchRequest) -> UInt32 {
         let id = allocate()
-        let request = WatchRequest(
-            accuracyM: options.accuracyM, distanceM: options.distanceM, deferDistanceM: options.deferDistanceM,
-            deferTimeMicros: options.deferTimeMicros)
         handles[id] = Handle(owner: owner, kind: .updates(DeliveryFilter(request: request)))
         wakeup.push(())
         return id

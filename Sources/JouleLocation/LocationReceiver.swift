@@ -143,7 +143,7 @@ public struct ReplayTrack: Sendable {
 /// A replay under Joule's receiver model, on the records' own time: while the receiver is off
 /// records are skipped, turning it on at t delivers the first record at or after t + TTFF, a
 /// sleep until t skips to the first record at or after t.
-public struct ReplayReceiver: LocationReceiver {
+public struct ReplayReceiver: LocationReceiver, Sendable {
     public let track: ReplayTrack
     public let ttffMicros: Int64
     public private(set) var isOn = false
@@ -201,7 +201,7 @@ public struct ReplayReceiver: LocationReceiver {
 
 /// `fixed:LAT,LON[,ACCURACY]`: a receiver that gives one fix, TTFF after it is turned on, and
 /// then ends. Its clock starts at `now` (the wall clock, for the CLI).
-public struct FixedReceiver: LocationReceiver {
+public struct FixedReceiver: LocationReceiver, Sendable {
     public let latitude: Double
     public let longitude: Double
     public let accuracyM: Double?

@@ -3,11 +3,13 @@ import JouleHardware
 /// The source a `LocationSourceSpec` names, opened: a replay file read and checked, a fixed
 /// position on the clock's `now`, live gpsd, or GeoClue2 on the system bus (the live ones in
 /// `LocationSource+Live.swift`).
-public enum LocationSource: LocationReceiver {
+public enum LocationSource: LocationReceiver, Sendable {
     case replay(ReplayReceiver)
     case fixed(FixedReceiver)
     case gpsd(GPSDReceiver)
     case geoclue(GeoClueReceiver)
+    /// `fixed:` on the wall clock (the daemon's): a fix a second while on.
+    case stationary(StationaryReceiver)
 
     /// Opens `spec` without touching the system: replay and fixed sources; the live ones open
     /// with the async `open(_:ttffMicros:now:gpsd:accuracyM:…)`. `now` starts a fixed source's
@@ -45,6 +47,7 @@ public enum LocationSource: LocationReceiver {
         case .fixed(let r): r.name
         case .gpsd(let r): r.name
         case .geoclue(let r): r.name
+        case .stationary(let r): r.name
         }
     }
 
@@ -54,6 +57,7 @@ public enum LocationSource: LocationReceiver {
         case .fixed(let r): r.startTime
         case .gpsd(let r): r.startTime
         case .geoclue(let r): r.startTime
+        case .stationary(let r): r.startTime
         }
     }
 
@@ -63,6 +67,7 @@ public enum LocationSource: LocationReceiver {
         case .fixed(let r): r.endTime
         case .gpsd(let r): r.endTime
         case .geoclue(let r): r.endTime
+        case .stationary(let r): r.endTime
         }
     }
 
@@ -72,6 +77,7 @@ public enum LocationSource: LocationReceiver {
         case .fixed(var r): await r.turnOn(at: time); self = .fixed(r)
         case .gpsd(var r): await r.turnOn(at: time); self = .gpsd(r)
         case .geoclue(var r): await r.turnOn(at: time); self = .geoclue(r)
+        case .stationary(var r): await r.turnOn(at: time); self = .stationary(r)
         }
     }
 
@@ -81,6 +87,7 @@ public enum LocationSource: LocationReceiver {
         case .fixed(var r): await r.turnOff(at: time); self = .fixed(r)
         case .gpsd(var r): await r.turnOff(at: time); self = .gpsd(r)
         case .geoclue(var r): await r.turnOff(at: time); self = .geoclue(r)
+        case .stationary(var r): await r.turnOff(at: time); self = .stationary(r)
         }
     }
 
@@ -90,6 +97,7 @@ public enum LocationSource: LocationReceiver {
         case .fixed(var r): await r.sleep(until: time); self = .fixed(r)
         case .gpsd(var r): await r.sleep(until: time); self = .gpsd(r)
         case .geoclue(var r): await r.sleep(until: time); self = .geoclue(r)
+        case .stationary(var r): await r.sleep(until: time); self = .stationary(r)
         }
     }
 
@@ -110,6 +118,10 @@ public enum LocationSource: LocationReceiver {
         case .geoclue(var r):
             let read = await r.next(before: deadline)
             self = .geoclue(r)
+            return read
+        case .stationary(var r):
+            let read = await r.next(before: deadline)
+            self = .stationary(r)
             return read
         }
     }

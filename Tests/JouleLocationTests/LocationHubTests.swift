@@ -43,9 +43,9 @@ final class ScriptedReceiver: LocationReceiver, Sendable {
 
 @Suite struct LocationHubTests {
     final class Deliveries: Sendable {
-        let items = Locked<[LocationHub<ScriptedReceiver>.Delivery]>([])
-        func add(_ item: LocationHub<ScriptedReceiver>.Delivery) { items.withLock { $0.append(item) } }
-        var all: [LocationHub<ScriptedReceiver>.Delivery] { items.withLock { $0 } }
+        let items = Locked<[LocationHubDelivery]>([])
+        func add(_ item: LocationHubDelivery) { items.withLock { $0.append(item) } }
+        var all: [LocationHubDelivery] { items.withLock { $0 } }
     }
 
     /// Waits (up to 10 s) for `condition`; the hub's loop runs on the wall clock.
@@ -68,9 +68,9 @@ final class ScriptedReceiver: LocationReceiver, Sendable {
         let deliveries = Deliveries()
         let hub = await hub(receiver, deliveries)
         #expect(await hub.receiverOn == false)
-        let coarse = await hub.startUpdates(owner: ":1.1", .init(accuracyM: 1000))
+        let coarse = await hub.startUpdates(owner: ":1.1", WatchRequest(accuracyM: 1000))
         try await waitFor("on at 1 km") { await hub.requestedAccuracyM == 1000 && receiver.on.withLock { $0 } }
-        let fine = await hub.startUpdates(owner: ":1.2", .init(accuracyM: 10))
+        let fine = await hub.startUpdates(owner: ":1.2", WatchRequest(accuracyM: 10))
         try await waitFor("10 m") { await hub.requestedAccuracyM == 10 }
         receiver.send(accuracy: 8)
         try await waitFor("both clients get the fix") {
@@ -113,7 +113,7 @@ final class ScriptedReceiver: LocationReceiver, Sendable {
     @Test func aClientThatLeavesTheBusEndsItsHandlesAndTheReceiverGoesOff() async throws {
         let receiver = ScriptedReceiver()
         let hub = await hub(receiver, Deliveries())
-        _ = await hub.startUpdates(owner: ":1.4", .init())
+        _ = await hub.startUpdates(owner: ":1.4", WatchRequest())
         _ = await hub.addRegion(owner: ":1.4", CircularRegion(name: "home", latitude: 48.858_370, longitude: 2.294_481, radiusM: 150))
         try await waitFor("on") { receiver.on.withLock { $0 } }
         await hub.stop(owner: ":1.4")

@@ -69,9 +69,10 @@ public final class BusConnection: Sendable {
         _ = try? await gateway.perform("unexport") { loop in loop.unexport(path: path, interface: interface) }
     }
 
-    public func emitSignal(path: String, interface: String, member: String, arguments: [BusValue]) async throws(BusError) {
+    /// Emits a signal to every listener, or with `destination` (a unique name) to that client alone.
+    public func emitSignal(path: String, interface: String, member: String, arguments: [BusValue], destination: String? = nil) async throws(BusError) {
         try await gateway.perform("\(interface).\(member)") { loop throws(BusError) in
-            try loop.emitSignal(path: path, interface: interface, member: member, arguments: arguments)
+            try loop.emitSignal(path: path, interface: interface, member: member, arguments: arguments, destination: destination)
         }
     }
 

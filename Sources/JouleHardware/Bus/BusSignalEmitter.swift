@@ -18,9 +18,10 @@ public final class BusSignalEmitter: Sendable {
         self.log = log
     }
 
-    public func signal(_ member: String, _ arguments: [BusValue]) async {
+    /// `member` to every listener, or only to `destination` (a unique name).
+    public func signal(_ member: String, _ arguments: [BusValue], to destination: String? = nil) async {
         await emit(member) { () throws(BusError) in
-            try await bus.emitSignal(path: path, interface: interface, member: member, arguments: arguments)
+            try await bus.emitSignal(path: path, interface: interface, member: member, arguments: arguments, destination: destination)
         }
     }
 

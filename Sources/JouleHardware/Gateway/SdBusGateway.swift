@@ -550,7 +550,7 @@ extension SdBusGateway {
 
         // MARK: signals
 
-        func emitSignal(path: String, interface: String, member: String, arguments: [BusValue]) throws(BusError) {
+        func emitSignal(path: String, interface: String, member: String, arguments: [BusValue], destination: String?) throws(BusError) {
             let operation = "sd_bus_message_new_signal"
             var created: OpaquePointer?
             let status = sd_bus_message_new_signal(bus, &created, path, interface, member)
@@ -558,6 +558,11 @@ extension SdBusGateway {
                 throw .system(operation: operation, target: "\(path) \(interface).\(member)", errno: Errno(-status))
             }
             defer { sd_bus_message_unref(message) }
+            if let destination {
+                // A unicast signal: only that client hears it (a location is personal).
+                let set = sd_bus_message_set_destination(message, destination)
+                if set < 0 { throw .system(operation: "sd_bus_message_set_destination", target: destination, errno: Errno(-set)) }
+            }
             for argument in arguments { try Self.append(argument, to: message, operation: "\(interface).\(member)") }
             try send(message, target: "\(path) \(interface).\(member)")
         }
