@@ -30,4 +30,33 @@ extension DaemonConfigurationReader {
         }
         return settings
     }
+
+    /// `regions:`: a list of `{region: NAME=LAT,LON,RADIUS_M, exec: CMD}`, names distinct.
+    func regions(_ node: Node) throws(ConfigurationError) -> [ConfiguredRegion] {
+        if yaml.isEmpty(node) { return [] }
+        var out: [ConfiguredRegion] = []
+        for (index, item) in try sequence(node, "regions").enumerated() {
+            let path = "regions[\(index)]"
+            var region: CircularRegion?
+            var exec: String?
+            for (name, _, value) in try yaml.mapping(item, path, allowed: ["region", "exec"]) {
+                if name == "exec" {
+                    exec = try yaml.string(value, "\(path).exec")
+                    continue
+                }
+                let spec = try yaml.string(value, "\(path).region")
+                do throws(CircularRegion.SpecError) {
+                    region = try CircularRegion(spec: spec)
+                } catch {
+                    throw yaml.fail(value, "\(path).region", error.description)
+                }
+            }
+            guard let region else { throw yaml.fail(item, "\(path).region", "missing: NAME=LAT,LON,RADIUS_M") }
+            if out.contains(where: { $0.region.name == region.name }) {
+                throw yaml.fail(item, "\(path).region", "the name \(region.name) is used twice")
+            }
+            out.append(ConfiguredRegion(region: region, exec: exec))
+        }
+        return out
+    }
 }

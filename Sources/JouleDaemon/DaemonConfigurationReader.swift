@@ -8,7 +8,7 @@ import Yams
 struct DaemonConfigurationReader {
     let yaml: YAMLReader
 
-    static let topLevelKeys = ["lowPowerMode", "enforce", "cpuMonitor", "beacons", "transfers", "apps", "metrics", "location"]
+    static let topLevelKeys = ["lowPowerMode", "enforce", "cpuMonitor", "beacons", "transfers", "apps", "metrics", "location", "regions"]
 
     func configuration(_ root: Node) throws(ConfigurationError) -> DaemonConfiguration {
         var result = DaemonConfiguration()
@@ -27,7 +27,11 @@ struct DaemonConfigurationReader {
             case "metrics":
                 result.metrics = try metrics(value)
             case "location":
+                let regions = result.location.regions
                 result.location = try location(value)
+                result.location.regions = regions
+            case "regions":
+                result.location.regions = try regions(value)
             default:
                 // apps: its issue fills it in; until then only its shape is checked.
                 if !yaml.isEmpty(value) { _ = try yaml.mapping(value, name, allowed: nil) }

@@ -10,11 +10,16 @@ final class DaemonLocation: Sendable {
     let hub: LocationHub<LocationSource>
     let service: LocationService
     private let tasks: [Task<Void, Never>]
+    private let hooks: [String: HookRunner]
 
-    private init(hub: LocationHub<LocationSource>, service: LocationService, tasks: [Task<Void, Never>]) {
+    /// The owner of the config's own regions: never a bus name (those start with ':').
+    static let configOwner = "config"
+
+    private init(hub: LocationHub<LocationSource>, service: LocationService, tasks: [Task<Void, Never>], hooks: [String: HookRunner]) {
         self.hub = hub
         self.service = service
         self.tasks = tasks
+        self.hooks = hooks
     }
 
     static func open(
@@ -35,9 +40,25 @@ final class DaemonLocation: Sendable {
             deliver: { sink.yield($0) })
         let service = try await LocationService.export(
             on: bus, hub: hub, authorize: { sender throws(BusMethodError) in try await authorizer.authorize(sender: sender) }, log: log)
+        var hooks: [String: HookRunner] = [:]
+        for configured in settings.regions {
+            guard let command = configured.exec else { continue }
+            hooks[configured.region.name] = HookRunner(command: command) { log("location: region \(configured.region.name): \($0)") }
+        }
+        let regionHooks = hooks
         let forward = Task {
             for await delivery in deliveries {
-                if case .trouble(let message) = delivery { log("location: \(message)") }
+                switch delivery {
+                case .trouble(let message): log("location: \(message)")
+                case .regionEntered(Self.configOwner, _, let name, let fix), .regionExited(Self.configOwner, _, let name, let fix):
+                    // The config's regions: logged, and their hooks run, as the beacon regions' do.
+                    let entered = if case .regionEntered = delivery { true } else { false }
+                    log("location: region \(name): \(entered ? "entered" : "exited")")
+                    let event: LocationEvent = entered ? .regionEnter(region: name, fix: fix) : .regionExit(region: name, fix: fix)
+                    if let hook = regionHooks[name], let environment = event.hookEnvironment { hook.run(environment: environment.variables) }
+                    continue
+                default: break
+                }
                 await service.deliver(delivery)
             }
         }
@@ -55,11 +76,13 @@ final class DaemonLocation: Sendable {
             }
         }
         await hub.start()
-        return DaemonLocation(hub: hub, service: service, tasks: [forward, watch])
+        for configured in settings.regions { _ = await hub.addRegion(owner: configOwner, configured.region) }
+        return DaemonLocation(hub: hub, service: service, tasks: [forward, watch], hooks: regionHooks)
     }
 
     func stop() async {
         await hub.shutdown()
         for task in tasks { task.cancel() }
+        for hook in hooks.values { await hook.finish() }
     }
 }

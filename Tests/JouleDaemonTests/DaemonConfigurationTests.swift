@@ -139,9 +139,11 @@ struct DaemonConfigurationTests {
     }
 
     @Test(arguments: [
-        ("colour: blue\n", "joule.yaml:1:1: colour: unknown key (expected lowPowerMode, enforce, cpuMonitor, beacons, transfers, apps, metrics, location)"),
+        ("colour: blue\n", "joule.yaml:1:1: colour: unknown key (expected lowPowerMode, enforce, cpuMonitor, beacons, transfers, apps, metrics, location, regions)"),
         ("location:\n  source: \"replay:/tmp/x\"\n", "joule.yaml:2:11: location.source: a replay runs on its own time, not the daemon's: use auto, gpsd, geoclue or fixed:LAT,LON[,ACCURACY]"),
         ("location:\n  gpsd: \"host:99999\"\n", "joule.yaml:2:9: location.gpsd: "),
+        ("regions:\n  - region: \"home=1,2,0\"\n", "joule.yaml:2:13: regions[0].region: --region home=1,2,0: "),
+        ("regions:\n  - exec: \"true\"\n", "joule.yaml:2:5: regions[0].region: missing"),
         ("location:\n  accuracy: 0\n", "joule.yaml:2:13: location.accuracy: expected a number from 1 to 1000000, found \"0\""),
         ("lowPowerMode:\n  lowPowerAt: lots\n", "joule.yaml:2:15: lowPowerMode.lowPowerAt: expected a number from 0 to 100, found \"lots\""),
         ("lowPowerMode:\n  lowPowerAt: 50\n  lowPowerOffAt: 40\n", "joule.yaml:3:18: lowPowerMode.lowPowerOffAt: must be above lowPowerAt (50)"),

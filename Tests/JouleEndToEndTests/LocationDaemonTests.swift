@@ -109,4 +109,34 @@ import Testing
         defer { Task { await client.close() } }
         #expect(try await Self.property("Receiver", on: client) == .bool(false))
     }
+
+    @Test func theConfigsRegionsAreMonitoredWithTheirHooks() async throws {
+        let harness = try await DaemonHarness()
+        defer { harness.end() }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("joule-region-hook-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try harness.writeConfig("""
+            location:
+              source: "fixed:48.8584,2.2945,12"
+            regions:
+              - region: "tower=48.8584,2.2945,200"
+                exec: "echo \\"$JOULE_EVENT $JOULE_REGION $JOULE_LATITUDE\\" >> \(out)"
+              - region: "far=48.9584,2.2945,200"
+
+            """)
+        try await harness.start()
+        try await harness.waitForLog("location: region tower: entered")
+        try await harness.waitForLog("location: region far: exited")
+        var text = ""
+        for _ in 0..<100 {
+            text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+            if text.hasSuffix("\n") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(text == "enter tower 48.8584\n")
+        // A fix 11 km from the far region's edge: the receiver sleeps (at 30 m/s, minutes).
+        let client = try await harness.client()
+        defer { Task { await client.close() } }
+        try await Self.waitFor("Receiver", .bool(false), on: client)
+    }
 }
