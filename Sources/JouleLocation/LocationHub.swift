@@ -6,6 +6,9 @@ public enum LocationHubDelivery: Sendable, Equatable {
     case deferred(owner: String, handle: UInt32, fixes: [LocationFix], reason: DeferralReason)
     case regionEntered(owner: String, handle: UInt32, region: String, fix: LocationFix)
     case regionExited(owner: String, handle: UInt32, region: String, fix: LocationFix)
+    /// A visit began (`departureMicros` nil) or ended.
+    case visit(owner: String, handle: UInt32, visit: Visit)
+    case significantChange(owner: String, handle: UInt32, fix: LocationFix)
     /// A live source failed and is being retried (for the log).
     case trouble(message: String)
     /// The receiver went on or off, or its requested accuracy changed (the properties).
@@ -18,7 +21,9 @@ public enum LocationHubDelivery: Sendable, Equatable {
 /// regions only as often as the nearest boundary needs (adaptive sampling, as `monitor`).
 ///
 /// Handles are one-shot requests (`requestLocation`), standard updates (`startUpdates`, with
-/// the distance filter and deferral of `watch`) and regions (`addRegion`). Each belongs to an
+/// the distance filter and deferral of `watch`), regions (`addRegion`), visits and significant
+/// changes, the last three each sampled on its own schedule (a sample's settle time is
+/// `monitor`'s alone: here a sample waits for a fix as accurate as its rule asks). Each belongs to an
 /// owner (a bus name); `stop(owner:)` ends all of an owner's when it leaves the bus. What the
 /// handles produce goes to `deliver`, addressed to the owner.
 ///
@@ -35,10 +40,18 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
         var continuation: CheckedContinuation<(fix: LocationFix, accuracyMet: Bool), any Error>
     }
 
+    /// A rule on adaptive sampling (a region, visits, significant changes), the accuracy its
+    /// samples ask for, and when it next needs one (nil: now).
+    private struct Sampled {
+        var rule: any SampledRule
+        var accuracyM: Double
+        var wakeAt: Int64?
+    }
+
     private enum Kind {
         case once(Once)
         case updates(DeliveryFilter)
-        case region(RegionRule)
+        case sampled(Sampled)
     }
 
     private struct Handle {
@@ -53,8 +66,6 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
     private var source: Source?
     private var handles: [UInt32: Handle] = [:]
     private var nextHandle: UInt32 = 1
-    /// When regions next need a sample; nil: as soon as there are regions (no fix yet).
-    private var regionWakeAt: Int64?
     public private(set) var receiverOn = false
     public private(set) var requestedAccuracyM: Double?
     private let wakeup = DeadlineMailbox<Void>()
@@ -121,11 +132,24 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
         return id
     }
 
+    /// Region monitoring for `owner`, sampled with the hub's `sampling`.
     public func addRegion(owner: String, _ region: CircularRegion) -> UInt32 {
+        add(owner: owner, Sampled(rule: RegionRule(regions: [region]), accuracyM: sampling.accuracyM))
+    }
+
+    /// Visits (`joule location visits`) for `owner`.
+    public func startVisits(owner: String, _ request: VisitsRequest) -> UInt32 {
+        add(owner: owner, Sampled(rule: VisitRule(request: request), accuracyM: request.sampling.accuracyM))
+    }
+
+    /// Significant changes (`joule location significant`) for `owner`.
+    public func startSignificantChanges(owner: String, _ request: SignificantRequest = SignificantRequest()) -> UInt32 {
+        add(owner: owner, Sampled(rule: SignificantRule(request: request), accuracyM: request.sampling.accuracyM))
+    }
+
+    private func add(owner: String, _ sampled: Sampled) -> UInt32 {
         let id = allocate()
-        handles[id] = Handle(owner: owner, kind: .region(RegionRule(regions: [region])))
-        // A new region is decided by a fresh sample.
-        regionWakeAt = nil
+        handles[id] = Handle(owner: owner, kind: .sampled(sampled))
         wakeup.push(())
         return id
     }
@@ -151,7 +175,7 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
         switch handle.kind {
         case .once(let once): once.continuation.resume(throwing: LocationError.noFix(source: "the request (stopped)"))
         case .updates(var filter): filter.finish { emitUpdate($0, owner: handle.owner, id: id) }
-        case .region: break
+        case .sampled: break
         }
     }
 
@@ -167,22 +191,18 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
     private func plan(at time: Int64) -> (on: Bool, accuracyM: Double?, deadline: Int64?) {
         var accuracy: Double?
         var deadline: Int64?
-        var regions = false
+        func need(_ metres: Double) { accuracy = min(accuracy ?? metres, metres) }
+        func until(_ instant: Int64) { deadline = min(deadline ?? instant, instant) }
         for handle in handles.values {
             switch handle.kind {
             case .once(let once):
-                accuracy = min(accuracy ?? once.accuracyM, once.accuracyM)
-                deadline = min(deadline ?? once.deadline, once.deadline)
-            case .updates(let filter): accuracy = min(accuracy ?? filter.request.accuracyM, filter.request.accuracyM)
-            case .region: regions = true
-            }
-        }
-        if regions {
-            if let wake = regionWakeAt, wake > time {
-                if accuracy == nil { return (false, nil, wake) }
-                deadline = min(deadline ?? wake, wake)
-            } else {
-                accuracy = min(accuracy ?? sampling.accuracyM, sampling.accuracyM)
+                need(once.accuracyM)
+                until(once.deadline)
+            case .updates(let filter): need(filter.request.accuracyM)
+            case .sampled(let sampled):
+                // A rule that does not sample yet (a visit not arrived at) keeps the receiver on;
+                // one that does needs a sample when its time comes.
+                if let wake = sampled.wakeAt, wake > time, sampled.rule.samples { until(wake) } else { need(sampled.accuracyM) }
             }
         }
         return (accuracy != nil, accuracy, deadline)
@@ -273,7 +293,6 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
 
     /// A fix, to every handle.
     private func consider(_ fix: LocationFix) {
-        var sampled = false
         for (id, handle) in handles {
             switch handle.kind {
             case .once(var once):
@@ -287,30 +306,35 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
             case .updates(var filter):
                 filter.consider(fix) { emitUpdate($0, owner: handle.owner, id: id) }
                 handles[id]?.kind = .updates(filter)
-            case .region(var rule):
-                rule.consider(fix) { event in
-                    switch event {
-                    case .regionEnter(let name, let at): deliver(.regionEntered(owner: handle.owner, handle: id, region: name, fix: at))
-                    case .regionExit(let name, let at): deliver(.regionExited(owner: handle.owner, handle: id, region: name, fix: at))
-                    case .regionState(let name, let inside, let at):
-                        // The first decision is reported as a crossing into that state, as
-                        // Core Location's didDetermineState.
-                        deliver(inside ? .regionEntered(owner: handle.owner, handle: id, region: name, fix: at)
-                            : .regionExited(owner: handle.owner, handle: id, region: name, fix: at))
-                    default: break
-                    }
+            case .sampled(var sampled):
+                sampled.rule.consider(fix) { emitSampled($0, owner: handle.owner, id: id) }
+                // A sample ends at a fix as accurate as the rule asks; the receiver may then stay
+                // off, for this rule, until the nearest boundary could be reached (or the rule's
+                // quiet time is over).
+                if sampled.rule.samples, fix.meetsAccuracy(sampled.accuracyM) {
+                    let request = SamplingRequest(accuracyM: sampled.accuracyM, maxSpeedMps: sampling.maxSpeedMps)
+                    let off = request.offMicros(after: fix, boundaryM: sampled.rule.boundaryM(from: fix), offAt: fix.timeMicros)
+                    sampled.wakeAt = max(fix.timeMicros + off, sampled.rule.quietUntil ?? .min)
+                } else {
+                    sampled.wakeAt = nil
                 }
-                handles[id]?.kind = .region(rule)
-                sampled = true
+                handles[id]?.kind = .sampled(sampled)
             }
         }
-        // Regions: a sample ends at a fix as accurate as the sampling asks; the receiver may
-        // then stay off until the nearest boundary could be reached.
-        guard sampled, fix.meetsAccuracy(sampling.accuracyM) else { return }
-        let boundary = handles.values.compactMap { handle -> Double? in
-            if case .region(let rule) = handle.kind { rule.boundaryM(from: fix) } else { nil }
-        }.min() ?? .infinity
-        regionWakeAt = fix.timeMicros + sampling.offMicros(after: fix, boundaryM: boundary, offAt: fix.timeMicros)
+    }
+
+    private func emitSampled(_ event: LocationEvent, owner: String, id: UInt32) {
+        switch event {
+        case .regionEnter(let name, let at): deliver(.regionEntered(owner: owner, handle: id, region: name, fix: at))
+        case .regionExit(let name, let at): deliver(.regionExited(owner: owner, handle: id, region: name, fix: at))
+        // The first decision is reported as a crossing into that state, as Core Location's
+        // didDetermineState.
+        case .regionState(let name, let inside, let at):
+            deliver(inside ? .regionEntered(owner: owner, handle: id, region: name, fix: at) : .regionExited(owner: owner, handle: id, region: name, fix: at))
+        case .visitArrival(let visit, _), .visitDeparture(let visit, _): deliver(.visit(owner: owner, handle: id, visit: visit))
+        case .significantChange(let fix): deliver(.significantChange(owner: owner, handle: id, fix: fix))
+        default: break
+        }
     }
 
     private func emitUpdate(_ event: LocationEvent, owner: String, id: UInt32) {

@@ -139,4 +139,29 @@ import Testing
         defer { Task { await client.close() } }
         try await Self.waitFor("Receiver", .bool(false), on: client)
     }
+
+    @Test func visitsAndSignificantChangesComeAsTheirSignals() async throws {
+        let harness = try await daemon()
+        defer { harness.end() }
+        let client = try await harness.client()
+        defer { Task { await client.close() } }
+        let visits = try await client.signals(matching: "type='signal',interface='org.joule.Location1',member='Visit'")
+        let changes = try await client.signals(matching: "type='signal',interface='org.joule.Location1',member='SignificantChange'")
+        let significant = try #require(try await Self.call("StartSignificantChanges", on: client).first?.uint32Value)
+        var changeIterator = changes.makeAsyncIterator()
+        let change = try #require(await changeIterator.next())
+        #expect(change.arguments.first == .uint32(significant))
+        #expect(Self.entries(change.arguments.dropFirst().first)["latitude"] == .double(48.8584))
+        // A fixed position: the first fix anchors, and the first a second later arrives.
+        let options: BusValue = .array(elementSignature: "{sv}", [.dictEntry(.string("minDwell"), .variant(.double(1)))])
+        let handle = try #require(try await Self.call("StartVisits", [options], on: client).first?.uint32Value)
+        var visitIterator = visits.makeAsyncIterator()
+        let visit = try #require(await visitIterator.next())
+        let fields = Self.entries(visit.arguments.dropFirst().first)
+        #expect(visit.arguments.first == .uint32(handle))
+        #expect(fields["radiusM"] == .double(100) && fields["arrival"] != nil && fields["departure"] == nil, "\(fields)")
+        _ = try await Self.call("Stop", [.uint32(handle)], on: client)
+        _ = try await Self.call("Stop", [.uint32(significant)], on: client)
+        try await Self.waitFor("Receiver", .bool(false), on: client)
+    }
 }

@@ -40,6 +40,17 @@ package final class LocationService: Sendable {
             await signals.signal("RegionEntered", [.uint32(handle), .string(region), Self.dictionary(fix)], to: owner)
         case .regionExited(let owner, let handle, let region, let fix):
             await signals.signal("RegionExited", [.uint32(handle), .string(region), Self.dictionary(fix)], to: owner)
+        case .visit(let owner, let handle, let visit):
+            var entries: [(String, BusValue)] = [
+                ("latitude", .double(visit.latitude)), ("longitude", .double(visit.longitude)), ("radiusM", .double(visit.radiusM)),
+                ("arrival", .string(UTCTime.text(visit.arrivalMicros))),
+            ]
+            if let departure = visit.departureMicros { entries.append(("departure", .string(UTCTime.text(departure)))) }
+            await signals.signal(
+                "Visit", [.uint32(handle), .array(elementSignature: "{sv}", entries.map { .dictEntry(.string($0.0), .variant($0.1)) })],
+                to: owner)
+        case .significantChange(let owner, let handle, let fix):
+            await signals.signal("SignificantChange", [.uint32(handle), Self.dictionary(fix)], to: owner)
         case .receiver(let on, let accuracy):
             receiver.withLock { $0 = (on, accuracy) }
             await signals.propertiesChanged(["Receiver", "RequestedAccuracyM"])
@@ -91,6 +102,25 @@ package final class LocationService: Sendable {
         return options
     }
 
+    /// `StartVisits`' options: `radius` (metres, default 100) and `minDwell` (seconds, 300).
+    static func visitsRequest(_ value: BusValue?) throws(BusMethodError) -> VisitsRequest {
+        guard let entries = value?.stringKeyedEntries else { throw .invalidArgs("options must be a{sv}") }
+        var request = VisitsRequest()
+        for (key, value) in entries {
+            guard let number = value.doubleValue, number.isFinite, number > 0 else {
+                throw .invalidArgs("options.\(key) must be a double (d) above 0, not \(value)")
+            }
+            switch key {
+            case "radius": request.radiusM = number
+            case "minDwell":
+                guard number <= 86_400 else { throw .invalidArgs("options.minDwell must be at most 86400 seconds, not \(number)") }
+                request.minDwellMicros = Int64((number * 1e6).rounded())
+            default: throw .invalidArgs("options.\(key): unknown; the options are radius and minDwell")
+            }
+        }
+        return request
+    }
+
     private func interface<Source>(hub: LocationHub<Source>, authorize: @escaping Authorize) -> BusInterface {
         let receiver = self.receiver
         return BusInterface(
@@ -137,6 +167,15 @@ package final class LocationService: Sendable {
                     try await authorize(call.sender)
                     return [.uint32(await hub.addRegion(owner: call.sender, region))]
                 },
+                .init("StartVisits", in: "a{sv}", inNames: ["options"], out: "u", outNames: ["handle"]) { call throws(BusMethodError) in
+                    let request = try Self.visitsRequest(call.arguments.first)
+                    try await authorize(call.sender)
+                    return [.uint32(await hub.startVisits(owner: call.sender, request))]
+                },
+                .init("StartSignificantChanges", out: "u", outNames: ["handle"]) { call throws(BusMethodError) in
+                    try await authorize(call.sender)
+                    return [.uint32(await hub.startSignificantChanges(owner: call.sender))]
+                },
                 .init("Stop", in: "u", inNames: ["handle"]) { call throws(BusMethodError) in
                     guard let handle = call.arguments.first?.uint32Value else { throw .invalidArgs("Stop takes (u handle)") }
                     guard await hub.stop(owner: call.sender, handle: handle) else {
@@ -150,6 +189,8 @@ package final class LocationService: Sendable {
                 .init("Deferred", "uaa{sv}s", names: ["handle", "fixes", "reason"]),
                 .init("RegionEntered", "usa{sv}", names: ["handle", "region", "fix"]),
                 .init("RegionExited", "usa{sv}", names: ["handle", "region", "fix"]),
+                .init("Visit", "ua{sv}", names: ["handle", "visit"]),
+                .init("SignificantChange", "ua{sv}", names: ["handle", "fix"]),
             ])
     }
 }
