@@ -80,6 +80,12 @@ final class DaemonLocation: Sendable {
         return DaemonLocation(hub: hub, service: service, tasks: [forward, watch], hooks: regionHooks)
     }
 
+    /// Low Power Mode and the thermal state, as the daemon publishes them: updates relax while
+    /// either asks for it.
+    func follow(_ state: EnergyBusState) async {
+        await hub.setPolicy(LocationPolicy(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState))
+    }
+
     func stop() async {
         await hub.shutdown()
         for task in tasks { task.cancel() }

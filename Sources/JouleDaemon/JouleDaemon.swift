@@ -106,6 +106,7 @@ package actor JouleDaemon {
     private var profiles: PowerProfilesClient?
     private var workloads: DaemonWorkloads?
     private var transfers: DaemonTransfers?
+    private var location: DaemonLocation?
     private var apps: DaemonApps?
     private var metrics: DaemonMetrics?
     private var history: DaemonHistory?
@@ -172,6 +173,8 @@ package actor JouleDaemon {
             await bus.close()
             throw .bus("cannot export \(LocationBus.objectPath): \(error)")
         }
+        self.location = location
+        await location.follow(await state())
         let history = DaemonHistory.open(
             stateDirectory: options.stateDirectory, engine: engine, energy: energy, log: log)
         self.history = history
@@ -340,9 +343,11 @@ package actor JouleDaemon {
             log("Low Power Mode \(on ? "on" : "off") (\(reason))")
             await service.powerStateDidChange(lowPowerMode: on, reason: reason)
             await actuation.set(on)
+            await location?.follow(await state())
         case .thermalStateDidChange(let state, let previous, let cause):
             log("thermal state \(state) (was \(previous)\(cause.map { ", \($0)" } ?? ""))")
             await service.thermalStateDidChange(state: state, previous: previous, cause: cause)
+            await location?.follow(await self.state())
         default:
             break
         }

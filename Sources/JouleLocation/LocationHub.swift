@@ -50,7 +50,8 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
 
     private enum Kind {
         case once(Once)
-        case updates(DeliveryFilter)
+        /// The filter runs the policy's version of `asked`.
+        case updates(DeliveryFilter, asked: WatchRequest)
         case sampled(Sampled)
     }
 
@@ -67,6 +68,7 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
     private var handles: [UInt32: Handle] = [:]
     private var nextHandle: UInt32 = 1
     public private(set) var receiverOn = false
+    public private(set) var policy = LocationPolicy.normal
     public private(set) var requestedAccuracyM: Double?
     private let wakeup = DeadlineMailbox<Void>()
     private var loop: Task<Void, Never>?
@@ -127,9 +129,23 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
     /// pause and give-up are `watch`'s alone).
     public func startUpdates(owner: String, _ request: WatchRequest) -> UInt32 {
         let id = allocate()
-        handles[id] = Handle(owner: owner, kind: .updates(DeliveryFilter(request: request)))
+        handles[id] = Handle(owner: owner, kind: .updates(DeliveryFilter(request: policy.applied(to: request)), asked: request))
         wakeup.push(())
         return id
+    }
+
+    /// Low Power Mode and the thermal state (seed 002): while the policy relaxes, updates ask for
+    /// at least 1 km and defer twice as long, as `joule location watch` does; one-shot requests
+    /// and regions keep theirs. Applies to running handles at once.
+    public func setPolicy(_ new: LocationPolicy) {
+        guard new != policy else { return }
+        policy = new
+        for (id, handle) in handles {
+            guard case .updates(var filter, let asked) = handle.kind else { continue }
+            filter.request = new.applied(to: asked)
+            handles[id]?.kind = .updates(filter, asked: asked)
+        }
+        wakeup.push(())
     }
 
     /// Region monitoring for `owner`, sampled with the hub's `sampling`.
@@ -174,7 +190,7 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
         handles[id] = nil
         switch handle.kind {
         case .once(let once): once.continuation.resume(throwing: LocationError.noFix(source: "the request (stopped)"))
-        case .updates(var filter): filter.finish { emitUpdate($0, owner: handle.owner, id: id) }
+        case .updates(var filter, _): filter.finish { emitUpdate($0, owner: handle.owner, id: id) }
         case .sampled: break
         }
     }
@@ -198,7 +214,7 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
             case .once(let once):
                 need(once.accuracyM)
                 until(once.deadline)
-            case .updates(let filter): need(filter.request.accuracyM)
+            case .updates(let filter, _): need(filter.request.accuracyM)
             case .sampled(let sampled):
                 // A rule that does not sample yet (a visit not arrived at) keeps the receiver on;
                 // one that does needs a sample when its time comes.
@@ -303,9 +319,9 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
                     once.best = fix
                     handles[id]?.kind = .once(once)
                 }
-            case .updates(var filter):
+            case .updates(var filter, let asked):
                 filter.consider(fix) { emitUpdate($0, owner: handle.owner, id: id) }
-                handles[id]?.kind = .updates(filter)
+                handles[id]?.kind = .updates(filter, asked: asked)
             case .sampled(var sampled):
                 sampled.rule.consider(fix) { emitSampled($0, owner: handle.owner, id: id) }
                 // A sample ends at a fix as accurate as the rule asks; the receiver may then stay

@@ -159,7 +159,8 @@ struct GiveUpClock {
 
 /// Which fixes `watch` delivers, and its deferred batch.
 struct DeliveryFilter {
-    let request: WatchRequest
+    /// Replaced when the daemon's policy relaxes or restores it; what was held stays.
+    var request: WatchRequest
     var lastDelivered: LocationFix?
     var batch: [LocationFix] = []
 

@@ -137,4 +137,16 @@ final class ScriptedReceiver: LocationReceiver, Sendable {
         #expect(!receiver.on.withLock { $0 }, "the receiver woke long before the boundary could be reached")
         await hub.shutdown()
     }
+
+    @Test func lowPowerModeRelaxesRunningUpdatesToAKilometreAndBack() async throws {
+        let receiver = ScriptedReceiver()
+        let hub = await hub(receiver, Deliveries())
+        _ = await hub.startUpdates(owner: ":1.6", WatchRequest(accuracyM: 10))
+        try await waitFor("10 m") { await hub.requestedAccuracyM == 10 }
+        await hub.setPolicy(LocationPolicy(lowPowerMode: true))
+        try await waitFor("1 km in Low Power Mode") { await hub.requestedAccuracyM == 1000 }
+        await hub.setPolicy(LocationPolicy(thermalState: .fair))
+        try await waitFor("10 m again") { await hub.requestedAccuracyM == 10 }
+        await hub.shutdown()
+    }
 }
