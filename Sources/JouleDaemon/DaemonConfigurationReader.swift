@@ -8,7 +8,7 @@ import Yams
 struct DaemonConfigurationReader {
     let yaml: YAMLReader
 
-    static let topLevelKeys = ["lowPowerMode", "enforce", "cpuMonitor", "beacons", "transfers", "apps", "metrics"]
+    static let topLevelKeys = ["lowPowerMode", "enforce", "cpuMonitor", "beacons", "transfers", "apps", "metrics", "battery"]
 
     func configuration(_ root: Node) throws(ConfigurationError) -> DaemonConfiguration {
         var result = DaemonConfiguration()
@@ -26,6 +26,8 @@ struct DaemonConfigurationReader {
                 result.transfers = try transfers(value)
             case "metrics":
                 result.metrics = try metrics(value)
+            case "battery":
+                result.chargeLimit = try battery(value)
             default:
                 // apps: its issue fills it in; until then only its shape is checked.
                 if !yaml.isEmpty(value) { _ = try yaml.mapping(value, name, allowed: nil) }
