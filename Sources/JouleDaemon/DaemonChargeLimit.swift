@@ -36,9 +36,17 @@ actor DaemonChargeLimit {
         return supplies
     }
 
-    /// At start and after a resume (`reason`).
+    /// At start and after a resume (`reason`); an emulated limit acts at once on the levels
+    /// read, not at the next poll.
     func apply(_ supplies: PowerSupplies?, reason: String) {
         write(keeper.apply(to: Self.batteries(supplies), reason: reason))
+        settle(supplies)
+    }
+
+    /// The emulation's first decision after the thresholds were written.
+    private func settle(_ supplies: PowerSupplies?) {
+        guard let supplies, keeper.outcomes.values.contains(where: { $0.source == .emulated }) else { return }
+        write(keeper.observe(fresh(supplies)))
     }
 
     /// Every power reading: an unplug ends full-once, drift is applied again, emulation acts.
@@ -51,6 +59,7 @@ actor DaemonChargeLimit {
     @discardableResult
     func set(_ limit: ChargeLimitRequest?, supplies: PowerSupplies?) -> [String] {
         write(keeper.set(limit, batteries: Self.batteries(supplies)))
+        settle(supplies)
         return refusals
     }
 

@@ -165,3 +165,38 @@ import Testing
         #expect(await daemon.stop() == 0)
     }
 }
+
+extension BatteryCLITests {
+    /// Batteries with only `charge_behaviour`: the daemon holds the limit by inhibiting
+    /// charging above the end, `status --json` from the daemon says `emulated`, and the
+    /// inhibit is released (`auto`) when the daemon stops.
+    @Test func anEmulatedLimitIsReportedAndReleasedAtExit() async throws {
+        let daemon = try await DaemonHarness(fixture: Self.fixture)
+        let root = daemon.knobs.path
+        for battery in ["BAT0", "BAT1"] {
+            for name in ["start", "end"] {
+                let path = URL(fileURLWithPath: "\(root)/sys/class/power_supply/\(battery)/charge_control_\(name)_threshold").resolvingSymlinksInPath()
+                try FileManager.default.removeItem(at: path)
+            }
+        }
+        try daemon.writeConfig("battery:\n  chargeLimit: {end: 80}\n")
+        try await daemon.start()
+        let behaviour = "\(root)/sys/class/power_supply/BAT0/charge_behaviour"
+        // BAT0 is at 87 %: above the end, so charging is inhibited; BAT1 (41 %) stays auto.
+        #expect(try String(contentsOfFile: behaviour, encoding: .utf8) == "inhibit-charge\n", "\(daemon.log)")
+        #expect(daemon.log.contains("BAT0: charge_behaviour inhibit-charge (at 87"), "\(daemon.log)")
+        let status = await DaemonHarnessRun.run(daemon, ["status", "--json"])
+        #expect(status.status == 0, "\(status.stderr)")
+        let batteries = try #require(try Self.json(status.stdout)["batteries"] as? [[String: Any]])
+        let limits = batteries.compactMap { $0["chargeLimit"] as? [String: Any] }
+        #expect(limits.map { $0["source"] as? String } == ["emulated", "emulated"], "\(limits)")
+        let client = try await daemon.client()
+        let held = try #require(try await daemon.property("ChargeLimit", on: client).stringKeyedEntries)
+        #expect(held.contains { $0.0 == "source" && $0.1 == .string("emulated") }, "\(held)")
+        #expect(held.contains { $0.0 == "start" } == false, "no start was set")
+        await client.close()
+        #expect(await daemon.stop() == 0)
+        #expect(try String(contentsOfFile: behaviour, encoding: .utf8) == "auto\n", "\(daemon.log)")
+        #expect(daemon.log.contains("BAT0: charge_behaviour auto (joule is stopping)"), "\(daemon.log)")
+    }
+}
