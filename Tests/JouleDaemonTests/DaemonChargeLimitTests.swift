@@ -80,6 +80,27 @@ import Testing
         #expect(after.contains { $0.0 == "fullOnce" && $0.1 == .bool(false) })
     }
 
+    /// Full-once ends when the charger, seen online, is unplugged: the limit is written again.
+    @Test func fullOnceEndsAtTheUnplug() async throws {
+        let (scratch, root, discharging) = try Self.tree()
+        _ = scratch
+        var plugged = discharging
+        for index in plugged.lineSources.indices where plugged.lineSources[index].kind == "Mains" { plugged.lineSources[index].online = true }
+        #expect(plugged.lineOnline && !discharging.lineOnline)
+        let log = Lines()
+        let keeper = DaemonChargeLimit(limit: try ChargeLimitRequest(start: 60, end: 70), root: root, log: log.append)
+        await keeper.apply(plugged, reason: "start")
+        #expect(await keeper.chargeFullOnce(plugged))
+        await keeper.observe(plugged)
+        #expect(try Self.threshold(root, "BAT0", "end") == "100\n", "still charging fully while plugged in")
+        await keeper.observe(discharging)
+        #expect(try Self.threshold(root, "BAT0", "start") == "60\n")
+        #expect(try Self.threshold(root, "BAT0", "end") == "70\n")
+        #expect(log.all.contains("charger unplugged after a full charge: the charge limit 60-70 returns"), "\(log.all)")
+        let entries = try #require(await keeper.busValue.stringKeyedEntries)
+        #expect(entries.contains { $0.0 == "fullOnce" && $0.1 == .bool(false) })
+    }
+
     @Test func aRefusalIsReportedInErrorAndHoldsIsFalse() async throws {
         let (scratch, root, supplies) = try Self.tree()
         _ = scratch

@@ -108,6 +108,8 @@ import Testing
         #expect(daemon.log.contains("SetChargeLimit") == false)
 
         try await polkit.setAllowed(["org.joule.Energy1.set-charge-limit"])
+        let changes = try await client.signals(matching:
+            "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',path='/org/joule/Energy1'")
         let set = await DaemonHarnessRun.run(daemon, ["battery", "limit", "50-90"])
         #expect(set.status == 0, "\(set.stderr)")
         #expect(set.stdout.contains("charge limit 50-90 (kept by joule daemon)"))
@@ -118,6 +120,15 @@ import Testing
         let object = try Self.json(shown.stdout)
         let kept = try #require(object["daemon"] as? [String: Any])
         #expect(kept["start"] as? Int == 50 && kept["end"] as? Int == 90 && kept["holds"] as? Bool == true, "\(kept)")
+        // PropertiesChanged carried the new ChargeLimit.
+        var announced: BusValue?
+        for await change in changes {
+            guard change.arguments.count >= 2, let entries = change.arguments[1].stringKeyedEntries,
+                  let value = entries.first(where: { $0.0 == "ChargeLimit" })?.1 else { continue }
+            announced = value
+            break
+        }
+        #expect(announced?.stringKeyedEntries?.contains { $0.0 == "end" && $0.1 == .uint32(90) } == true, "\(String(describing: announced))")
 
         do {
             _ = try await daemon.call("SetChargeLimit", [.uint32(80), .uint32(75)], on: client)
