@@ -173,6 +173,14 @@ import Testing
         #expect(try Self.threshold(root, "BAT0", "start") == "60")
         #expect(try Self.threshold(root, "BAT0", "end") == "70")
         #expect(daemon.log.components(separatedBy: "resumed from sleep").count == 2, "one resume, one re-apply: \(daemon.log)")
+
+        // SIGHUP with another limit in the config applies it; the same limit again writes nothing.
+        try daemon.writeConfig("battery:\n  chargeLimit: {start: 55, end: 65}\n")
+        kill(try #require(daemon.process).processIdentifier, SIGHUP)
+        try await daemon.waitForLog("SIGHUP: reloaded")
+        #expect(daemon.log.contains("SIGHUP: charge limit 55-65"), "\(daemon.log)")
+        #expect(try Self.threshold(root, "BAT0", "start") == "55")
+        #expect(try Self.threshold(root, "BAT0", "end") == "65")
         #expect(await daemon.stop() == 0)
     }
 }
