@@ -144,8 +144,9 @@ struct BatteryLimit: AsyncParsableCommand {
             the limit across resumes and EC resets. Without the daemon (or with --root, a \
             writable fixture tree) the limit is written once to each battery's \
             charge_control_*_threshold (root is needed on a real machine) and nothing applies \
-            it again. Exit status: 2 for a bad limit, 1 when a battery refuses it or does not \
-            read it back.
+            it again. Exit status: 2 for a bad limit (nothing is written), 1 when a battery \
+            refuses it, does not read it back, or (without the daemon) would need joule daemon \
+            to emulate it with charge_behaviour.
             """)
 
     @Argument(help: ArgumentHelp("END, START-END or off, e.g. 80 or 75-80.", valueName: "limit"))
