@@ -19,6 +19,8 @@ for tree in hw-fixtures/*/; do
   [[ -d $tree/sys ]] || continue
   run status --json --root "$tree"
   run status --root "$tree"
+  run battery --json --root "$tree"
+  run battery --root "$tree"
 done
 for capture in hw-fixtures/bluetooth/*.btsnoop; do
   run beacons scan --json --replay "$capture"
@@ -59,6 +61,8 @@ run cpu-monitor --limit=-1
 run enforce
 run reports list --json
 run lowpower
+run battery limit 80-75
+run battery full-once
 for command in "" status watch lowpower "beacons scan" "beacons range" "beacons monitor" "beacons record" cpu-monitor \
   "reports list" "reports show" enforce devices history location "location once" "location watch" "location monitor" \
   "location visits" "location significant"; do
@@ -66,7 +70,7 @@ for command in "" status watch lowpower "beacons scan" "beacons range" "beacons 
 done
 for command in daemon transfer "transfer add" "transfer list" "transfer show" "transfer cancel" "transfer wait" run app \
   "app foreground" "app inactive" "app background" "app suspend" "app terminate" "app list" "app events" top export \
-  "reports" beacons; do
+  "reports" beacons battery "battery show" "battery limit" "battery full-once"; do
   run $command --help
 done
 # The four D-Bus interfaces as the daemon introspects them (from its sd-bus vtables), on a

@@ -178,12 +178,14 @@ fi
 # --- XML: polkit action and D-Bus policy -----------------------------------------------------
 policy=$dest/usr/share/polkit-1/actions/org.joule.Energy1.policy
 conf=$dest/usr/share/dbus-1/system.d/org.joule.Energy1.conf
-check "polkit action org.joule.Energy1.set-low-power-mode: allow_any no, allow_inactive no, allow_active yes" \
+check "polkit actions org.joule.Energy1.set-low-power-mode and set-charge-limit: allow_any no, allow_inactive no, allow_active yes" \
     python3 - "$policy" <<'EOF'
 import sys, xml.etree.ElementTree as ET
-action = ET.parse(sys.argv[1]).getroot().find("action[@id='org.joule.Energy1.set-low-power-mode']")
-d = action.find("defaults")
-sys.exit(0 if (d.findtext("allow_any"), d.findtext("allow_inactive"), d.findtext("allow_active")) == ("no", "no", "yes") else 1)
+root = ET.parse(sys.argv[1]).getroot()
+for name in ("set-low-power-mode", "set-charge-limit"):
+    d = root.find(f"action[@id='org.joule.Energy1.{name}']").find("defaults")
+    if (d.findtext("allow_any"), d.findtext("allow_inactive"), d.findtext("allow_active")) != ("no", "no", "yes"):
+        sys.exit(1)
 EOF
 if command -v xmllint >/dev/null; then
     check "xmllint: D-Bus policy and interface XML are well-formed" xmllint --noout "$conf" "$dest/usr/share/dbus-1/interfaces/org.joule.Energy1.xml"

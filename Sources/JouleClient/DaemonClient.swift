@@ -22,7 +22,7 @@ public final class DaemonClient: Sendable {
     }
 
     public let bus: Bus
-    private let connection: BusConnection
+    let connection: BusConnection
 
     private init(bus: Bus, connection: BusConnection) {
         self.bus = bus
@@ -143,6 +143,8 @@ public final class DaemonClient: Sendable {
         let values = try Self.dictionary(entries, operation: operation)
         var state = EnergyBusState()
         for name in Self.propertyNames {
+            // ChargeLimit came with issue 36: a daemon from before it has none.
+            if name == "ChargeLimit", values[name] == nil { continue }
             guard let value = values[name] else { throw .unexpected(operation: operation, detail: "\(name) is missing") }
             try Self.apply(name, value, to: &state, operation: operation)
         }
@@ -216,6 +218,9 @@ public final class DaemonClient: Sendable {
                 throw bad("s none, low, critical or action")
             }
             state.warningLevel = level
+        case "ChargeLimit":
+            guard value.signature == "a{sv}" else { throw bad("a{sv}") }
+            state.chargeLimit = value
         default:
             break
         }

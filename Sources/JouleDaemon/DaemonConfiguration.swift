@@ -6,7 +6,7 @@ import JouleTransferQueue
 /// What `joule daemon` runs, read from YAML (`/etc/joule/joule.yaml`, or
 /// `$XDG_CONFIG_HOME/joule/joule.yaml` with `--session`). A missing file means these defaults.
 /// The top-level keys are binding (scripts write them): `lowPowerMode`, `enforce`,
-/// `cpuMonitor`, `beacons`, `transfers`, `metrics`, and `apps` for a later part of the daemon.
+/// `cpuMonitor`, `beacons`, `transfers`, `metrics`, `battery`, and `apps` for a later part of the daemon.
 package struct DaemonConfiguration: Sendable, Equatable {
     /// Who may carry out Low Power Mode.
     package enum Actuator: String, Sendable, Hashable, CaseIterable {
@@ -63,6 +63,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
     /// `location:`: the source of `org.joule.Location1`'s fixes.
     package var location = LocationSettings()
     package var metrics = MetricsSettings()
+    /// `battery.chargeLimit`: the charge limit the daemon holds; nil leaves charging alone.
+    package var chargeLimit: ChargeLimitRequest?
 
     package init() {}
 

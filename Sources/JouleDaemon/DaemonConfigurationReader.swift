@@ -8,7 +8,7 @@ import Yams
 struct DaemonConfigurationReader {
     let yaml: YAMLReader
 
-    static let topLevelKeys = ["lowPowerMode", "enforce", "cpuMonitor", "beacons", "transfers", "apps", "metrics", "location", "regions"]
+    static let topLevelKeys = ["lowPowerMode", "enforce", "cpuMonitor", "beacons", "transfers", "apps", "metrics", "battery", "location", "regions"]
 
     func configuration(_ root: Node) throws(ConfigurationError) -> DaemonConfiguration {
         var result = DaemonConfiguration()
@@ -26,6 +26,8 @@ struct DaemonConfigurationReader {
                 result.transfers = try transfers(value)
             case "metrics":
                 result.metrics = try metrics(value)
+            case "battery":
+                result.chargeLimit = try battery(value)
             case "location":
                 let regions = result.location.regions
                 result.location = try location(value)

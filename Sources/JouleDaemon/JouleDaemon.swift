@@ -110,6 +110,8 @@ package actor JouleDaemon {
     private var apps: DaemonApps?
     private var metrics: DaemonMetrics?
     private var history: DaemonHistory?
+    /// The battery charge limit (issue 36), kept on every battery under `knobRoot`.
+    private var chargeLimit: DaemonChargeLimit?
     private let follower = DaemonEventFollower()
 
     package init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
@@ -164,6 +166,9 @@ package actor JouleDaemon {
         self.actuation = actuation
 
         let authorizer = authorizer(bus: bus)
+        let chargeAuthorizer = self.authorizer(bus: bus, action: EnergyBus.setChargeLimitAction, what: "change the battery charge limit")
+        let chargeLimit = DaemonChargeLimit(limit: configuration.chargeLimit, root: options.knobRoot, log: log)
+        self.chargeLimit = chargeLimit
         let transfers = try await openTransfers(bus: bus, engine: engine)
         let location: DaemonLocation
         do {
@@ -190,7 +195,17 @@ package actor JouleDaemon {
                     },
                     status: { [weak self] in await self?.statusJSON() ?? "{}" },
                     metrics: { [weak self] () throws(BusMethodError) in try await self?.metricsText() ?? "" },
-                    history: history?.handler(bus: bus)),
+                    history: history?.handler(bus: bus),
+                    setChargeLimit: { [weak self] limit, sender throws(BusMethodError) in
+                        guard let self else { throw .failed("joule daemon is stopping") }
+                        try await chargeAuthorizer.authorize(sender: sender)
+                        try await self.setChargeLimit(limit, from: sender)
+                    },
+                    chargeFullOnce: { [weak self] sender throws(BusMethodError) in
+                        guard let self else { throw .failed("joule daemon is stopping") }
+                        try await chargeAuthorizer.authorize(sender: sender)
+                        try await self.chargeFullOnce(from: sender)
+                    }),
                 log: log)
             let conditions = await state()
             let apps = try DaemonApps(
@@ -211,6 +226,11 @@ package actor JouleDaemon {
         log("serving \(EnergyBus.busName) on the \(options.bus.rawValue) bus (\(bus.address)); config \(configuration.file ?? "defaults (no \(options.configPath))")")
 
         await actuation.recover()
+        // The charge limit is applied before the first reading is observed, and after that
+        // on every reading and every resume.
+        await chargeLimit.apply(await engine.lastSupplies, reason: "start")
+        await engine.setSuppliesObserver { [weak self] supplies in await self?.observe(supplies) }
+        await publish()
         await followPowerProfiles()
         await actuation.set(await engine.lowPowerMode)
         let workloads = DaemonWorkloads(stateDirectory: options.stateDirectory, log: log)
@@ -233,6 +253,8 @@ package actor JouleDaemon {
         await history?.stop()
         await apps?.stop()
         await workloads.stop()
+        await engine.setSuppliesObserver(nil)
+        await chargeLimit.release(await engine.lastSupplies)
         await actuation.shutdown()
         if transfers != nil { try? await bus.releaseName(TransfersBus.busName) }
         try? await bus.releaseName(AppsBus.busName)
@@ -290,6 +312,12 @@ package actor JouleDaemon {
             group.addTask {
                 await engine.run { [weak self] event in await self?.handle(event) }
                 return .nothing
+            }
+            if let resumes = await resumes() {
+                group.addTask { [weak self] in
+                    for await _ in resumes { await self?.resumed() }
+                    return .nothing
+                }
             }
             if let watch = await profileChanges() {
                 group.addTask { [weak self] in
@@ -390,6 +418,60 @@ package actor JouleDaemon {
         await publish()
     }
 
+    // MARK: Charge limit
+
+    /// Each power reading: the charge limit checks what the batteries read back.
+    private func observe(_ supplies: PowerSupplies) async {
+        await chargeLimit?.observe(supplies)
+        await publish()
+    }
+
+    /// logind's `PrepareForSleep(false)`: the firmware may have forgotten the thresholds.
+    private func resumed() async {
+        guard let chargeLimit, await chargeLimit.limit != nil else { return }
+        log("resumed from sleep: applying the charge limit again")
+        await chargeLimit.apply(await engine?.lastSupplies, reason: "resume")
+        await publish()
+    }
+
+    private func setChargeLimit(_ limit: ChargeLimitRequest, from sender: String) async throws(BusMethodError) {
+        guard let chargeLimit, let engine else { throw .failed("joule daemon is not ready") }
+        log("SetChargeLimit(\(limit)) from \(sender)")
+        let refusals = await chargeLimit.set(limit, supplies: await engine.lastSupplies)
+        await publish()
+        if !refusals.isEmpty { throw .failed(refusals.joined(separator: "; ")) }
+    }
+
+    private func chargeFullOnce(from sender: String) async throws(BusMethodError) {
+        guard let chargeLimit, let engine else { throw .failed("joule daemon is not ready") }
+        log("ChargeFullOnce() from \(sender)")
+        guard await chargeLimit.chargeFullOnce(await engine.lastSupplies) else {
+            throw .failed("no charge limit is set, so the battery already charges to 100 %")
+        }
+        await publish()
+        let refusals = await chargeLimit.refusals
+        if !refusals.isEmpty { throw .failed(refusals.joined(separator: "; ")) }
+    }
+
+    /// logind's resumes on the system bus; nil without one.
+    private func resumes() async -> AsyncStream<Void>? {
+        guard let systemBus else { return nil }
+        do {
+            let signals = try await systemBus.signals(matching:
+                "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'")
+            return AsyncStream { continuation in
+                let task = Task {
+                    for await signal in signals where signal.arguments.first?.boolValue == false { continuation.yield() }
+                    continuation.finish()
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            }
+        } catch {
+            log("cannot follow logind's resumes (the charge limit is applied again only on a read-back that differs): \(error)")
+            return nil
+        }
+    }
+
     private func states() async -> EnforcementSession.States {
         EnforcementSession.States(lowPowerMode: await engine?.lowPowerMode ?? false, thermalState: await engine?.thermalState ?? .nominal)
     }
@@ -426,6 +508,7 @@ package actor JouleDaemon {
         state.onBattery = await engine.onBattery
         state.percentage = await engine.percentage ?? -1
         state.warningLevel = await engine.warningLevel
+        if let chargeLimit { state.chargeLimit = await chargeLimit.busValue }
         return state
     }
 
@@ -435,6 +518,7 @@ package actor JouleDaemon {
         var report = await engine.report()
         report.lowPowerActions = await actuation?.actions ?? []
         report.source = .daemon
+        if let chargeLimit { report.supplies = await chargeLimit.annotate(report.supplies) }
         return JSONValue.object(report.json).serialized
     }
 
@@ -487,12 +571,17 @@ package actor JouleDaemon {
         notifier.reloading()
         do {
             let fresh = try DaemonConfiguration.load(path: options.configPath, required: options.configRequired)
+            let old = configuration
             configuration = fresh
             await engine?.setPowerConfiguration(fresh.power)
             await actuation?.reconfigure(actuators: fresh.actuators, knobs: fresh.knobs)
             await workloads?.start(fresh, states: await states())
             await transfers?.reload(fresh.transfers)
             await metrics?.apply(fresh.metrics)
+            if fresh.chargeLimit != old.chargeLimit {
+                log("SIGHUP: charge limit \(fresh.chargeLimit.map { "\($0)" } ?? "none (charging left alone)")")
+                await chargeLimit?.set(fresh.chargeLimit, supplies: await engine?.lastSupplies)
+            }
             log("SIGHUP: reloaded \(options.configPath)")
         } catch {
             log("SIGHUP: keeping the old config: \(error)")
@@ -530,10 +619,12 @@ package actor JouleDaemon {
         }
     }
 
-    private func authorizer(bus: BusConnection) -> CallerAuthorizer {
+    private func authorizer(
+        bus: BusConnection, action: String = EnergyBus.setLowPowerModeAction, what: String = "set Low Power Mode"
+    ) -> CallerAuthorizer {
         switch options.bus {
-        case .system: CallerAuthorizer(mode: .system, bus: bus)
-        case .session: CallerAuthorizer(mode: .session(uid: options.uid), bus: bus)
+        case .system: CallerAuthorizer(mode: .system, bus: bus, action: action, what: what)
+        case .session: CallerAuthorizer(mode: .session(uid: options.uid), bus: bus, action: action, what: what)
         }
     }
 
@@ -544,13 +635,9 @@ package actor JouleDaemon {
         case .system: .system
         case .session: .session(uid: options.uid)
         }
-        let authority = PolkitAuthority(bus: bus)
-        return CallerAuthorizer(
-            mode: mode, uid: { sender throws(BusError) in try await bus.credentials(of: sender).uid },
-            polkit: { sender throws(PolkitError) in
-                try await authority.checkAuthorization(busName: sender, action: LocationBus.useAction, allowUserInteraction: false)
-            })
+        return CallerAuthorizer(mode: mode, bus: bus, action: LocationBus.useAction, what: "use the location service")
     }
+
 
     // MARK: power-profiles-daemon
 

@@ -15,7 +15,10 @@ struct DaemonCommand: AsyncParsableCommand {
             hold on power-profiles-daemon when it runs, otherwise joule's own CPU knobs, journaled \
             in the runtime directory and restored when Low Power Mode ends, on SIGTERM/SIGINT and \
             after a crash), and answers SetLowPowerMode for callers polkit allows \
-            (org.joule.Energy1.set-low-power-mode; root only without polkit). SIGHUP reloads the \
+            (org.joule.Energy1.set-low-power-mode; root only without polkit). With \
+            battery.chargeLimit in the config it keeps the battery charge limit (at start, after \
+            every resume, and when a battery reads back other thresholds) and answers \
+            SetChargeLimit and ChargeFullOnce (org.joule.Energy1.set-charge-limit). SIGHUP reloads the \
             config; a bad one is logged and the old one kept. With metrics: {enabled: true} in \
             the config it serves Prometheus's GET /metrics (127.0.0.1:9747 unless metrics.listen \
             says otherwise; see joule export). Logs go to stderr. Under systemd \

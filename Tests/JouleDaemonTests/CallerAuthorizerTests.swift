@@ -30,6 +30,35 @@ struct CallerAuthorizerTests {
         #expect(Self.action == "org.joule.Energy1.set-low-power-mode")
     }
 
+    /// The charge-limit authorizer asks polkit about its own action, and each refusal names it.
+    @Test(.enabled("needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh") { await dbusMockUsable() })
+    func eachActionIsAskedForAndNamed() async throws {
+        #expect(EnergyBus.setChargeLimitAction == "org.joule.Energy1.set-charge-limit")
+        try await PrivateBusDaemon.with { daemon in
+            let polkit = try await DBusMock(.polkitd, address: daemon.address)
+            defer { polkit.stop() }
+            let bus = try await BusConnection.open(address: daemon.address)
+            let caller = try await BusConnection.open(address: daemon.address)
+            let charge = CallerAuthorizer(mode: .system, bus: bus, action: EnergyBus.setChargeLimitAction, what: "change the battery charge limit")
+            let lowPower = CallerAuthorizer(mode: .system, bus: bus)
+            try await polkit.setAllowed([Self.action])
+            #expect(await Self.denial(lowPower, caller.uniqueName) == nil)
+            let denied = try #require(await Self.denial(charge, caller.uniqueName))
+            #expect(denied.name == "org.freedesktop.DBus.Error.AccessDenied")
+            #expect(denied.message == "org.joule.Energy1.set-charge-limit: not authorized by polkit", "\(denied.message)")
+            try await polkit.setAllowed([EnergyBus.setChargeLimitAction])
+            #expect(await Self.denial(charge, caller.uniqueName) == nil)
+            #expect(await Self.denial(lowPower, caller.uniqueName) != nil)
+            await caller.close()
+            await bus.close()
+        }
+        let session = CallerAuthorizer(
+            mode: .session(uid: 1000), action: EnergyBus.setChargeLimitAction, what: "change the battery charge limit",
+            uid: { _ in 1001 }, polkit: { _ throws(PolkitError) in true })
+        let foreign = try #require(await Self.denial(session, ":1.9"))
+        #expect(foreign.message == "org.joule.Energy1.set-charge-limit: only uid 1000, whose session this is, or root may change the battery charge limit; the caller is uid 1001", "\(foreign.message)")
+    }
+
     @Test(.enabled("needs dbus-daemon and python3-dbusmock: run scripts/install-deps.sh") { await dbusMockUsable() })
     func systemModeAsksPolkitAboutTheCaller() async throws {
         try await PrivateBusDaemon.with { daemon in

@@ -29,6 +29,19 @@ struct DaemonConfigurationTests {
         #expect(loaded == DaemonConfiguration())
     }
 
+    /// `battery.chargeLimit`: start and end, end alone, off, and nothing.
+    @Test func theChargeLimitIsRead() throws {
+        func limit(_ yaml: String) throws -> ChargeLimitRequest? {
+            try DaemonConfiguration.parse(yaml: yaml, file: "joule.yaml").chargeLimit
+        }
+        #expect(try limit("battery:\n  chargeLimit: {start: 75, end: 80}\n") == ChargeLimitRequest(start: 75, end: 80))
+        #expect(try limit("battery:\n  chargeLimit:\n    end: 60\n") == ChargeLimitRequest(start: nil, end: 60))
+        #expect(try limit("battery:\n  chargeLimit: off\n") == .off)
+        #expect(try limit("battery:\n  chargeLimit:\n") == nil)
+        #expect(try limit("battery: {}\n") == nil)
+        #expect(try limit("metrics: {}\n") == nil)
+    }
+
     /// Every `transfers:` key by its binding name.
     @Test func everyTransfersKeyIsRead() throws {
         let yaml = """
@@ -139,7 +152,7 @@ struct DaemonConfigurationTests {
     }
 
     @Test(arguments: [
-        ("colour: blue\n", "joule.yaml:1:1: colour: unknown key (expected lowPowerMode, enforce, cpuMonitor, beacons, transfers, apps, metrics, location, regions)"),
+        ("colour: blue\n", "joule.yaml:1:1: colour: unknown key (expected lowPowerMode, enforce, cpuMonitor, beacons, transfers, apps, metrics, battery, location, regions)"),
         ("location:\n  source: \"replay:/tmp/x\"\n", "joule.yaml:2:11: location.source: a replay runs on its own time, not the daemon's: use auto, gpsd, geoclue or fixed:LAT,LON[,ACCURACY]"),
         ("location:\n  gpsd: \"host:99999\"\n", "joule.yaml:2:9: location.gpsd: "),
         ("regions:\n  - region: \"home=1,2,0\"\n", "joule.yaml:2:13: regions[0].region: --region home=1,2,0: "),
@@ -168,6 +181,14 @@ struct DaemonConfigurationTests {
         ("transfers:\n  meteredInterfaces:\n    wlan0: sometimes\n", "joule.yaml:3:12: transfers.meteredInterfaces.wlan0: expected true or false"),
         ("transfers:\n  retryInitial: 60\n  retryMax: 30\n", "joule.yaml:2:3: transfers.retryMax: must be at least retryInitial"),
         ("transfers:\n  speed: 3\n", "joule.yaml:2:3: transfers.speed: unknown key"),
+        ("battery:\n  chargeLimit:\n    start: 75\n", "joule.yaml:3:5: battery.chargeLimit: missing key `end`"),
+        ("battery:\n  chargeLimit:\n    end: 120\n", "joule.yaml:3:10: battery.chargeLimit.end: expected a number from 0 to 100, found \"120\""),
+        ("battery:\n  chargeLimit:\n    start: 80\n    end: 75\n", "joule.yaml:4:10: battery.chargeLimit: charge limit start (80) must be below its end (75)"),
+        ("battery:\n  chargeLimit:\n    end: 79.5\n", "joule.yaml:3:10: battery.chargeLimit.end: expected a whole percentage, found 79.5"),
+        ("battery:\n  chargeLimit:\n    end: 0\n", "joule.yaml:3:10: battery.chargeLimit: charge limit end must be 1-100 %, not 0"),
+        ("battery:\n  chargeLimit: sometimes\n", "joule.yaml:2:16: battery.chargeLimit: expected {start: START, end: END} or off, found \"sometimes\""),
+        ("battery:\n  chargeLimit:\n    stop: 80\n", "joule.yaml:3:5: battery.chargeLimit.stop: unknown key"),
+        ("battery:\n  optimizedCharging: true\n", "joule.yaml:2:3: battery.optimizedCharging: unknown key"),
     ])
     func errorsNameFileLineColumnAndKey(_ yaml: String, _ expected: String) {
         let message = Self.failure(yaml)

@@ -69,6 +69,14 @@ struct BusInputTests {
             BadCall(energy, "GetHistory", [.double(.nan), .double(0)], invalidArgs, "since and until"),
             BadCall(energy, "GetHistory", [.double(2), .double(1)], invalidArgs, "since <= until"),
             BadCall(energy, "GetHistory", [.double(-.infinity), .double(.infinity)], invalidArgs, "since and until"),
+            BadCall(energy, "SetChargeLimit", [.int32(80)], invalidArgs, "expecting 'uu'"),
+            BadCall(energy, "SetChargeLimit", [.string("75-80")], invalidArgs, "expecting 'uu'"),
+            BadCall(energy, "SetChargeLimit", [.uint32(80), .uint32(75)], invalidArgs, "charge limit start (80) must be below its end (75)"),
+            BadCall(energy, "SetChargeLimit", [.uint32(0), .uint32(101)], invalidArgs, "charge limit end must be 1-100 %, not 101"),
+            BadCall(energy, "SetChargeLimit", [.uint32(100), .uint32(100)], invalidArgs, "charge limit start must be 0-99 %"),
+            BadCall(energy, "ChargeFullOnce", [.bool(true)], invalidArgs, "expecting ''"),
+            BadCall(energy, "Set", [.string(energy), .string("ChargeLimit"), .variant(.variantDictionary([("end", .uint32(80))]))],
+                    "org.freedesktop.DBus.Error.PropertyReadOnly", "ChargeLimit", interface: "org.freedesktop.DBus.Properties"),
             BadCall(energy, "SetLowPowerModes", [.string("on")], "org.freedesktop.DBus.Error.UnknownMethod", "SetLowPowerModes"),
             BadCall(energy, "Set", [.string(energy), .string("LowPowerMode"), .variant(.bool(true))],
                     "org.freedesktop.DBus.Error.PropertyReadOnly", "LowPowerMode", interface: "org.freedesktop.DBus.Properties"),
@@ -138,7 +146,7 @@ struct BusInputTests {
     /// What the three objects show: Energy1's properties, and the transfers and apps as root lists them.
     static func state(_ daemon: DaemonHarness, _ client: BusConnection) async throws -> [String] {
         var state: [String] = []
-        for name in ["LowPowerMode", "LowPowerModeSource", "ThermalState", "OnBattery", "Percentage", "WarningLevel"] {
+        for name in ["LowPowerMode", "LowPowerModeSource", "ThermalState", "OnBattery", "Percentage", "WarningLevel", "ChargeLimit"] {
             state.append("\(name)=\(try await daemon.property(name, on: client))")
         }
         for interface in [transfers, apps] {
@@ -227,6 +235,8 @@ struct BusInputTests {
         let refused: [(String, [String], String)] = [
             (Self.energy, ["SetLowPowerMode", "s", "on"], "Access denied"),
             (Self.energy, ["SetLowPowerMode", "s", "auto"], "Access denied"),
+            (Self.energy, ["SetChargeLimit", "uu", "50", "60"], "Access denied"),
+            (Self.energy, ["ChargeFullOnce"], "Access denied"),
             (Self.transfers, ["Cancel", "s", id], "no transfer"),
             (Self.transfers, ["Get", "s", id], "no transfer"),
             (Self.apps, ["Background", "s", "bad"], "no supervised app is named \"bad\""),
@@ -252,7 +262,7 @@ struct BusInputTests {
         let calls = try await polkit.call("GetMethodCalls", path: DBusMock.Template.polkitd.path, arguments: [.string("CheckAuthorization")])
         let subjects = "\(calls)"
         guard case .array(_, let asked)? = calls.first else { throw HarnessError("GetMethodCalls answered \(calls)") }
-        #expect(asked.count == 2, "polkit was asked \(asked.count) times, not once per SetLowPowerMode: \(subjects)")
+        #expect(asked.count == 4, "polkit was asked \(asked.count) times, not once per SetLowPowerMode, SetChargeLimit and ChargeFullOnce: \(subjects)")
         #expect(subjects.contains("system-bus-name"), "\(subjects)")
         #expect(!subjects.contains("unix-process"), "\(subjects)")
         await client.close()

@@ -114,6 +114,13 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         // lowpower
         CommandRow(["lowpower", "maybe"], "Error: mode must be on, off or auto, not 'maybe'"),
         CommandRow(["lowpower", "on", "off"], "Error: Unexpected argument 'off'"),
+        // battery
+        CommandRow(["battery", "limit", "80-75"], "Error: charge limit start (80) must be below its end (75)"),
+        CommandRow(["battery", "limit", "0"], "Error: charge limit end must be 1-100 %, not 0"),
+        CommandRow(["battery", "limit", "75-"], "Error: charge limit must be END, START-END or off (percentages), not '75-'"),
+        CommandRow(["battery", "limit", "80", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["battery", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["battery", "full-once"], "joule: full-once needs joule daemon, which puts the limit back when the charger is unplugged; it is not running", status: 1),
         // beacons
         CommandRow(["beacons", "scan", "--replay", missing], "joule beacons: open \(missing): No such file or directory (ENOENT)"),
         CommandRow(["beacons", "scan", "--replay={T}/dir"], "joule beacons: pread {T}/dir: Is a directory (EISDIR)"),

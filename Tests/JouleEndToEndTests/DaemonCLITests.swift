@@ -52,7 +52,8 @@ struct DaemonCLITests {
         // busctl, a peer sharing no code with joule, sees the contract.
         let introspection = try await Self.busctl(["--address=\(daemon.bus.address)", "introspect", "org.joule.Energy1", "/org/joule/Energy1"])
         for member in [".LowPowerMode", ".LowPowerModeSource", ".ThermalState", ".OnBattery", ".Percentage", ".WarningLevel",
-                       ".SetLowPowerMode", ".GetStatus", ".GetMetrics", ".PowerStateDidChange", ".ThermalStateDidChange"] {
+                       ".SetLowPowerMode", ".GetStatus", ".GetMetrics", ".PowerStateDidChange", ".ThermalStateDidChange",
+                       ".ChargeLimit", ".SetChargeLimit", ".ChargeFullOnce"] {
             #expect(introspection.contains(member), "introspection lacks \(member): \(introspection)")
         }
 

@@ -18,6 +18,10 @@ package final class EnergyService: Sendable {
         /// `GetHistory(since, until)` for `sender`: the `joule history --json` text. nil: the
         /// daemon keeps no history (no state directory), and the method says so.
         package var history: (@Sendable (_ since: Double, _ until: Double, _ sender: String) async throws(BusMethodError) -> String)?
+        /// `SetChargeLimit(start, end)` from `sender`, already checked (nil: off).
+        package var setChargeLimit: @Sendable (_ limit: ChargeLimitRequest, _ sender: String) async throws(BusMethodError) -> Void
+        /// `ChargeFullOnce()` from `sender`.
+        package var chargeFullOnce: @Sendable (_ sender: String) async throws(BusMethodError) -> Void
 
         package init(
             setLowPowerMode: @escaping @Sendable (LowPowerOverride, String) async throws(BusMethodError) -> Void,
@@ -25,8 +29,16 @@ package final class EnergyService: Sendable {
             metrics: @escaping @Sendable () async throws(BusMethodError) -> String = { () throws(BusMethodError) in
                 throw .failed("this daemon exports no metrics")
             },
-            history: (@Sendable (Double, Double, String) async throws(BusMethodError) -> String)? = nil
+            history: (@Sendable (Double, Double, String) async throws(BusMethodError) -> String)? = nil,
+            setChargeLimit: @escaping @Sendable (ChargeLimitRequest, String) async throws(BusMethodError) -> Void = { _, _ throws(BusMethodError) in
+                throw .failed("this daemon keeps no charge limit")
+            },
+            chargeFullOnce: @escaping @Sendable (String) async throws(BusMethodError) -> Void = { _ throws(BusMethodError) in
+                throw .failed("this daemon keeps no charge limit")
+            }
         ) {
+            self.setChargeLimit = setChargeLimit
+            self.chargeFullOnce = chargeFullOnce
             self.setLowPowerMode = setLowPowerMode
             self.status = status
             self.metrics = metrics
@@ -80,6 +92,17 @@ package final class EnergyService: Sendable {
         await signals.signal("ThermalStateDidChange", [.string(state.description), .string(previous.description), .string(cause ?? "")])
     }
 
+    /// `SetChargeLimit`'s arguments as a request: start 0 is no start threshold, (0, 100) is
+    /// off; anything else out of range or out of order is InvalidArgs naming the rule.
+    package static func chargeLimit(start: UInt32, end: UInt32) throws(BusMethodError) -> ChargeLimitRequest {
+        if start == 0, end == 100 { return .off }
+        do throws(ChargeLimitError) {
+            return try ChargeLimitRequest(start: start == 0 ? nil : Int(start), end: Int(end))
+        } catch {
+            throw .invalidArgs("\(error) (start 0 is no start threshold; 0, 100 is off)")
+        }
+    }
+
     private func interface(_ handlers: Handlers) -> BusInterface {
         let snapshot = self.snapshot
         func property(_ index: Int, _ signature: String) -> BusInterface.Property {
@@ -90,6 +113,7 @@ package final class EnergyService: Sendable {
             name: EnergyBus.interfaceName,
             properties: [
                 property(0, "b"), property(1, "s"), property(2, "s"), property(3, "b"), property(4, "d"), property(5, "s"),
+                property(6, "a{sv}"),
             ],
             methods: [
                 .init("SetLowPowerMode", in: "s", inNames: ["mode"]) { call throws(BusMethodError) in
@@ -99,6 +123,17 @@ package final class EnergyService: Sendable {
                         throw .invalidArgs("mode must be \"on\", \"off\" or \"auto\", not \(call.arguments.first?.description ?? "nothing")")
                     }
                     try await handlers.setLowPowerMode(mode, call.sender)
+                    return []
+                },
+                .init("SetChargeLimit", in: "uu", inNames: ["start", "end"]) { call throws(BusMethodError) in
+                    guard call.arguments.count == 2, let start = call.arguments[0].uint32Value, let end = call.arguments[1].uint32Value else {
+                        throw .invalidArgs("SetChargeLimit takes (u start, u end), not \(call.arguments.map(\.description))")
+                    }
+                    try await handlers.setChargeLimit(try Self.chargeLimit(start: start, end: end), call.sender)
+                    return []
+                },
+                .init("ChargeFullOnce") { call throws(BusMethodError) in
+                    try await handlers.chargeFullOnce(call.sender)
                     return []
                 },
                 .init("GetStatus", out: "s", outNames: ["status"]) { _ in [.string(await handlers.status())] },

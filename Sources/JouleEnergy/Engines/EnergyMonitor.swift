@@ -43,6 +43,9 @@ public actor EnergyMonitor {
     /// The override set through `setOverride` when there is no store to keep it in.
     private var heldOverride = LowPowerOverride.auto
     private var profileRequest = false
+    /// Hears every power supply reading, changed or not (the daemon's charge limit checks
+    /// what the batteries read back on each).
+    private var suppliesObserver: (@Sendable (PowerSupplies) async -> Void)?
     /// Where the running loop's events go, so that inputs set from outside emit too.
     private var emitter: (@Sendable (TimedEvent) async -> Void)?
     /// The engine's own thread: its polls sleep there and run there, one wakeup each.
@@ -117,6 +120,11 @@ public actor EnergyMonitor {
         guard on != profileRequest else { return }
         profileRequest = on
         await handle(.input, emit: emitter ?? { _ in })
+    }
+
+    /// Calls `observe` after each power supply reading, once its events are emitted.
+    public func setSuppliesObserver(_ observe: (@Sendable (PowerSupplies) async -> Void)?) {
+        suppliesObserver = observe
     }
 
     /// Calls `beat` from the loop at least every `interval` while the loop keeps working
@@ -238,11 +246,13 @@ public actor EnergyMonitor {
         if override != power.override { readPower = true }
 
         var events: [EnergyEvent] = []
+        var read: PowerSupplies?
         if readPower {
             do {
                 let fresh = PowerSupplyParser.parse(try powerPoller.read(from: source, at: now), productName: productName)
                 events += power.update(fresh, override: override, profileRequest: profileRequest, at: now)
                 supplies = fresh
+                read = fresh
             } catch {
                 warn("power supplies: \(error)")
             }
@@ -264,6 +274,7 @@ public actor EnergyMonitor {
         for event in events {
             await emit(TimedEvent(timestamp: now, event: event, lowPowerMode: power.lowPowerMode, thermalState: thermal.state))
         }
+        if let read, let suppliesObserver { await suppliesObserver(read) }
         if let heartbeat, now >= nextHeartbeat {
             heartbeat.beat()
             nextHeartbeat = now + heartbeat.every

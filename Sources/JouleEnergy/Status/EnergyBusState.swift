@@ -10,6 +10,8 @@ public struct EnergyBusState: Sendable, Equatable {
     /// −1 without a battery, as the contract says.
     public var percentage = -1.0
     public var warningLevel = BatteryWarningLevel.none
+    /// `ChargeLimit` (`a{sv}`): empty while the daemon holds no charge limit.
+    public var chargeLimit = BusValue.variantDictionary([])
 
     public init() {}
 
@@ -19,6 +21,7 @@ public struct EnergyBusState: Sendable, Equatable {
             ("LowPowerMode", .bool(lowPowerMode)), ("LowPowerModeSource", .string(source.rawValue)),
             ("ThermalState", .string(thermalState.description)), ("OnBattery", .bool(onBattery)),
             ("Percentage", .double(percentage)), ("WarningLevel", .string(warningLevel.rawValue)),
+            ("ChargeLimit", chargeLimit),
         ]
     }
 }

@@ -118,7 +118,7 @@ public struct StatusReport: Sendable {
     }
 
     /// `{"start","end","behaviour","supported":[…],"source":"firmware"|"emulated"|"none"}`.
-    static func json(chargeLimit limit: ChargeLimitReading) -> JSONObject {
+    package static func json(chargeLimit limit: ChargeLimitReading) -> JSONObject {
         [
             "start": .from(limit.start), "end": .from(limit.end), "behaviour": .from(limit.behaviour),
             "supported": .array(limit.supported.map { .string($0) }), "source": .string(limit.source.rawValue),

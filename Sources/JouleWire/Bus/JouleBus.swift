@@ -7,6 +7,8 @@ public enum EnergyBus {
     /// The polkit action that authorises `SetLowPowerMode` on the system bus
     /// (`dist/polkit/org.joule.Energy1.policy`).
     public static let setLowPowerModeAction = "org.joule.Energy1.set-low-power-mode"
+    /// The polkit action that authorises `SetChargeLimit` and `ChargeFullOnce`.
+    public static let setChargeLimitAction = "org.joule.Energy1.set-charge-limit"
 }
 
 public enum AppsBus {
