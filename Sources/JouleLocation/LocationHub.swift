@@ -48,10 +48,22 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
         var wakeAt: Int64?
     }
 
+    /// Standard updates: the filter runs the policy's version of `asked`. With
+    /// `pauseWhenStationary`, `watch`'s auto-pause: the first fix that long after the last move
+    /// of more than max(25 m, its accuracy) pauses the handle (it needs no fix), which then
+    /// takes one probe fix every `probeMicros`; a probe more than 100 m from the pausing fix
+    /// resumes it, and is delivered.
+    private struct Updates {
+        var filter: DeliveryFilter
+        var asked: WatchRequest
+        var anchor: LocationFix?
+        var pausedAt: LocationFix?
+        var probeAt: Int64?
+    }
+
     private enum Kind {
         case once(Once)
-        /// The filter runs the policy's version of `asked`.
-        case updates(DeliveryFilter, asked: WatchRequest)
+        case updates(Updates)
         case sampled(Sampled)
     }
 
@@ -129,7 +141,7 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
     /// pause and give-up are `watch`'s alone).
     public func startUpdates(owner: String, _ request: WatchRequest) -> UInt32 {
         let id = allocate()
-        handles[id] = Handle(owner: owner, kind: .updates(DeliveryFilter(request: policy.applied(to: request)), asked: request))
+        handles[id] = Handle(owner: owner, kind: .updates(Updates(filter: DeliveryFilter(request: policy.applied(to: request)), asked: request)))
         wakeup.push(())
         return id
     }
@@ -141,9 +153,9 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
         guard new != policy else { return }
         policy = new
         for (id, handle) in handles {
-            guard case .updates(var filter, let asked) = handle.kind else { continue }
-            filter.request = new.applied(to: asked)
-            handles[id]?.kind = .updates(filter, asked: asked)
+            guard case .updates(var updates) = handle.kind else { continue }
+            updates.filter.request = new.applied(to: updates.asked)
+            handles[id]?.kind = .updates(updates)
         }
         wakeup.push(())
     }
@@ -190,7 +202,7 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
         handles[id] = nil
         switch handle.kind {
         case .once(let once): once.continuation.resume(throwing: LocationError.noFix(source: "the request (stopped)"))
-        case .updates(var filter, _): filter.finish { emitUpdate($0, owner: handle.owner, id: id) }
+        case .updates(var updates): updates.filter.finish { emitUpdate($0, owner: handle.owner, id: id) }
         case .sampled: break
         }
     }
@@ -214,7 +226,9 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
             case .once(let once):
                 need(once.accuracyM)
                 until(once.deadline)
-            case .updates(let filter, _): need(filter.request.accuracyM)
+            case .updates(let updates):
+                // Paused: only the next probe needs a fix.
+                if updates.pausedAt != nil, let probe = updates.probeAt, probe > time { until(probe) } else { need(updates.filter.request.accuracyM) }
             case .sampled(let sampled):
                 // A rule that does not sample yet (a visit not arrived at) keeps the receiver on;
                 // one that does needs a sample when its time comes.
@@ -319,9 +333,9 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
                     once.best = fix
                     handles[id]?.kind = .once(once)
                 }
-            case .updates(var filter, let asked):
-                filter.consider(fix) { emitUpdate($0, owner: handle.owner, id: id) }
-                handles[id]?.kind = .updates(filter, asked: asked)
+            case .updates(var updates):
+                consider(fix, updates: &updates, owner: handle.owner, id: id)
+                handles[id]?.kind = .updates(updates)
             case .sampled(var sampled):
                 sampled.rule.consider(fix) { emitSampled($0, owner: handle.owner, id: id) }
                 // A sample ends at a fix as accurate as the rule asks; the receiver may then stay
@@ -336,6 +350,32 @@ public actor LocationHub<Source: LocationReceiver & Sendable> {
                 }
                 handles[id]?.kind = .sampled(sampled)
             }
+        }
+    }
+
+    private func consider(_ fix: LocationFix, updates: inout Updates, owner: String, id: UInt32) {
+        let request = updates.filter.request
+        if let paused = updates.pausedAt {
+            // A probe: not delivered unless it shows the device moved.
+            guard Geodesy.distanceM(paused, fix) > 100 else {
+                updates.probeAt = fix.timeMicros + request.probeMicros
+                return
+            }
+            updates.pausedAt = nil
+            updates.probeAt = nil
+            updates.anchor = fix
+        }
+        updates.filter.consider(fix) { emitUpdate($0, owner: owner, id: id) }
+        guard let stillness = request.pauseWhenStationaryMicros else { return }
+        guard let anchor = updates.anchor else {
+            updates.anchor = fix
+            return
+        }
+        if let accuracy = fix.horizontalAccuracyM, Geodesy.distanceM(anchor, fix) > max(25, accuracy) {
+            updates.anchor = fix
+        } else if fix.timeMicros - anchor.timeMicros >= stillness {
+            updates.pausedAt = fix
+            updates.probeAt = fix.timeMicros + request.probeMicros
         }
     }
 

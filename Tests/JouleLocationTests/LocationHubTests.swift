@@ -149,4 +149,26 @@ final class ScriptedReceiver: LocationReceiver, Sendable {
         try await waitFor("10 m again") { await hub.requestedAccuracyM == 10 }
         await hub.shutdown()
     }
+
+    @Test func updatesPauseWhileStillProbeAndResumeWhenMoved() async throws {
+        let receiver = ScriptedReceiver()
+        let deliveries = Deliveries()
+        let hub = await hub(receiver, deliveries)
+        _ = await hub.startUpdates(owner: ":1.7", WatchRequest(pauseWhenStationaryMicros: 300_000, probeMicros: 600_000))
+        try await waitFor("on") { receiver.on.withLock { $0 } }
+        receiver.send(accuracy: 5)
+        try await Task.sleep(for: .milliseconds(350))
+        receiver.send(northM: 3, accuracy: 5)
+        try await waitFor("paused: off") { !receiver.on.withLock { $0 } }
+        try await waitFor("a probe: on again") { receiver.on.withLock { $0 } }
+        receiver.send(northM: 4, accuracy: 5)  // still there: not delivered, off until the next probe
+        try await waitFor("off after the probe") { !receiver.on.withLock { $0 } }
+        try await waitFor("the next probe") { receiver.on.withLock { $0 } }
+        receiver.send(northM: 250, accuracy: 5)  // moved: resumed and delivered
+        try await waitFor("the moved fix delivered") {
+            deliveries.all.filter { if case .location = $0 { true } else { false } }.count == 3
+        }
+        #expect(receiver.on.withLock { $0 }, "resumed updates keep the receiver on")
+        await hub.shutdown()
+    }
 }

@@ -93,10 +93,12 @@ package final class LocationService: Sendable {
             case "deferTime":
                 guard number > 0, number <= 86_400 else { throw .invalidArgs("options.deferTime must be above 0 and at most 86400 seconds, not \(number)") }
                 options.deferTimeMicros = Int64((number * 1e6).rounded())
-            case "pauseWhenStationary":
-                throw .invalidArgs("options.pauseWhenStationary is not built in the daemon yet (joule location watch --pause-when-stationary has it)")
+            case "pauseWhenStationary", "probe":
+                guard number > 0, number <= 86_400 else { throw .invalidArgs("options.\(key) must be above 0 and at most 86400 seconds, not \(number)") }
+                let micros = Int64((number * 1e6).rounded())
+                if key == "probe" { options.probeMicros = micros } else { options.pauseWhenStationaryMicros = micros }
             default:
-                throw .invalidArgs("options.\(key): unknown; the options are accuracy, distance, deferDistance and deferTime")
+                throw .invalidArgs("options.\(key): unknown; the options are accuracy, distance, deferDistance, deferTime, pauseWhenStationary and probe")
             }
         }
         return options
