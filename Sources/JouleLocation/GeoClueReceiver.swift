@@ -27,6 +27,8 @@ public struct GeoClueReceiver: LocationReceiver, Sendable {
     private var clientLevel: GeoClueAccuracyLevel?
     /// Troubles to report before anything else.
     private var pending: [ReceiverRead] = []
+    /// Told to end (`GeoClueClient.interrupt`): every read is `.end`.
+    private var interrupted = false
 
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS` in `environment`, else the standard
     /// socket) and creates joule's GeoClue client for `accuracyM`, with `DistanceThreshold`
@@ -92,14 +94,21 @@ public struct GeoClueReceiver: LocationReceiver, Sendable {
     /// Stops GeoClue's client and waits on the wall clock until `time`.
     public mutating func sleep(until time: Int64) async {
         await turnOff(at: time)
-        let micros = time - WallClock.micros()
-        if micros > 0 { try? await Task.sleep(for: .microseconds(micros)) }
+        // Waits on GeoClue's events, not a timer, so an interrupt (SIGINT) ends the sleep at
+        // once; what GeoClue says meanwhile (it left, it came back) is kept for the next read.
+        var troubles: [ReceiverRead] = []
+        while !interrupted, WallClock.micros() < time {
+            let read = await next(before: time)
+            guard case .trouble = read else { break }
+            troubles.append(read)
+        }
+        pending = troubles + pending
     }
 
     public mutating func next(before deadline: Int64?) async -> ReceiverRead {
         while true {
             if !pending.isEmpty { return pending.removeFirst() }
-            if failure != nil { return .end }
+            if failure != nil || interrupted { return .end }
             // Off with nothing to wait for: a live source has nothing more to say.
             if !isOn && deadline == nil { return .end }
             let instant = deadline.map { ContinuousClock.now + .microseconds(max(0, $0 - WallClock.micros())) }
@@ -116,6 +125,9 @@ public struct GeoClueReceiver: LocationReceiver, Sendable {
             case .vanished:
                 clientLevel = nil
                 report(.vanished)
+            case .interrupted:
+                interrupted = true
+                return .end
             case .appeared:
                 // A new GeoClue: joule's client went with the old one (and is created again),
                 // unless this is GeoClue's first owner, activated by joule's CreateClient.

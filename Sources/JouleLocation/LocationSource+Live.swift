@@ -44,12 +44,17 @@ extension LocationSource {
     }
 
     /// For a signal handler: ends a live source's reads, so the engine prints its summary and
-    /// returns. nil for replay and fixed sources, which end on their own.
+    /// returns (gpsd's connection stops, GeoClue's wait is interrupted). nil for replay and fixed
+    /// sources, which end on their own.
     public var stopper: (@Sendable () -> Void)? {
-        if case .gpsd(let receiver) = self {
+        switch self {
+        case .gpsd(let receiver):
             let connection = receiver.connection
             return { connection.stop() }
+        case .geoclue(let receiver):
+            let client = receiver.client
+            return { client.interrupt() }
+        default: return nil
         }
-        return nil
     }
 }

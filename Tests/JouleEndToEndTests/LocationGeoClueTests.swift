@@ -129,7 +129,15 @@ struct LocationGeoClueTests {
             #expect(again["event"] as? String == "location" && (again["fix"] as? [String: Any])?["horizontalAccuracyM"] as? Double == 12, "\(again)")
             let events = try await second.geoclueEvents()
             #expect(events == ["CreateClient \(path)", "Start \(path)"], "\(events)")
-            _ = await joule.stop(SIGINT)
+            // SIGINT ends the session with the receiver off and the summary, exit 0.
+            let status = await joule.stop(SIGINT)
+            var rest: [[String: Any]] = []
+            while let line = await joule.nextLine() {
+                if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { rest.append(object) }
+            }
+            #expect(status == 0, "\(rest)")
+            #expect(rest.last?["event"] as? String == "summary", "\(rest)")
+            #expect(rest.contains { $0["event"] as? String == "receiver" && $0["state"] as? String == "off" }, "\(rest)")
         }
     }
 

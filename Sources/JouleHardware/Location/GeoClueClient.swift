@@ -33,7 +33,13 @@ public final class GeoClueClient: Sendable {
         case vanished
         /// GeoClue's name has an owner again (`owner`, a unique name).
         case appeared(owner: String)
+        /// `interrupt()`: the session was told to end (SIGINT, SIGTERM).
+        case interrupted
     }
+
+    /// Ends the reader's wait at once (for a signal handler): the receiver reads `.end` from
+    /// now on, so the engine prints its summary and returns.
+    public func interrupt() { events.push(.interrupted) }
 
     /// What the client asks GeoClue for.
     public struct Settings: Sendable, Hashable {
