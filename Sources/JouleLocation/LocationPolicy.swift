@@ -1,3 +1,4 @@
+import JouleWire
 import JouleEnergy
 
 /// The power and thermal state a location session runs under (seed 002: stop or reduce
@@ -58,7 +59,29 @@ public struct LocationPolicy: Sendable, Hashable {
     }
 }
 
+/// The policy as it changes during a live session (the CLI follows joule daemon's signals into
+/// it); `watch` reads it at every fix.
+public final class LocationPolicyFeed: Sendable {
+    private let value: Locked<LocationPolicy>
+
+    public init(_ initial: LocationPolicy) { value = Locked(initial) }
+
+    public var current: LocationPolicy { value.withLock { $0 } }
+
+    public func set(_ policy: LocationPolicy) { value.withLock { $0 = policy } }
+}
+
 extension LocationWatch {
+    /// `run` under the policy in `feed`, followed fix by fix: `.policy` first when it relaxes,
+    /// and again whenever it changes.
+    @discardableResult
+    public static func run<R: LocationReceiver>(
+        _ request: WatchRequest, policy feed: LocationPolicyFeed, receiver: inout R, emit: (LocationEvent) -> Void
+    ) async -> LocationSummary? {
+        if feed.current.relaxes, receiver.startTime != nil { emit(.policy(feed.current)) }
+        return await run(request, following: feed, receiver: &receiver, emit: emit)
+    }
+
     /// `run` under `policy`: when it relaxes, `.policy` first, then the relaxed request.
     @discardableResult
     public static func run<R: LocationReceiver>(

@@ -59,6 +59,17 @@ public enum LocationWatch {
     public static func run<R: LocationReceiver>(
         _ request: WatchRequest, receiver: inout R, emit: (LocationEvent) -> Void
     ) async -> LocationSummary? {
+        await run(request, following: nil, receiver: &receiver, emit: emit)
+    }
+
+    /// `run`, with the policy read from `feed` at every fix: when it changes, `.policy` and
+    /// the request relaxed (or restored) from what was asked, the source asked for the new
+    /// accuracy; what was held stays held.
+    static func run<R: LocationReceiver>(
+        _ asked: WatchRequest, following feed: LocationPolicyFeed?, receiver: inout R, emit: (LocationEvent) -> Void
+    ) async -> LocationSummary? {
+        var policy = feed?.current ?? .normal
+        var request = feed == nil ? asked : policy.applied(to: asked)
         guard let start = receiver.startTime else { return nil }
         var session = ReceiverSession(start: start)
         // A live source picks the coarsest mode that meets the request (GeoClue's level).
@@ -91,6 +102,13 @@ public enum LocationWatch {
                 continue reading
             }
             session.received(fix)
+            if let feed, feed.current != policy {
+                policy = feed.current
+                emit(.policy(policy))
+                request = policy.applied(to: asked)
+                filter.request = request
+                await receiver.requestAccuracy(request.accuracyM)
+            }
             effort.observe(fix, accuracyM: request.accuracyM)
             filter.consider(fix, emit: emit)
             guard let stillness = request.pauseWhenStationaryMicros else { continue }

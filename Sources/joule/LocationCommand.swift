@@ -225,8 +225,11 @@ struct LocationWatchCommand: AsyncParsableCommand {
             pauseWhenStationaryMicros: pauseWhenStationary.map(LocationOptions.micros),
             probeMicros: LocationOptions.micros(probe ?? 300), giveUpMicros: giveUp.map(LocationOptions.micros),
             retryMicros: LocationOptions.micros(retry ?? 300))
-        let policy = try await self.policy.read()
-        let delivered = await LocationWatch.run(request, policy: policy, receiver: &receiver, emit: printer.emit) != nil
+        // A live session follows the daemon's Low Power Mode and thermal state as they change.
+        let feed = LocationPolicyFeed(try await self.policy.read())
+        let following = options.isLive ? await self.policy.follow(into: feed) : nil
+        defer { following?.cancel() }
+        let delivered = await LocationWatch.run(request, policy: feed, receiver: &receiver, emit: printer.emit) != nil
         await receiver.close()
         guard delivered else {
             throw JouleExit.system("\(receiver.failure ?? LocationError.noFix(source: receiver.name))", command: "location watch")

@@ -45,4 +45,23 @@ struct LocationPolicyOptions: ParsableArguments {
             }
         }
     }
+
+    /// For a live session: follows joule daemon's Low Power Mode and thermal state into `feed`
+    /// (its PropertiesChanged signals), until cancelled or the daemon leaves. nil when there is
+    /// no daemon to follow (or --root names a fixture, which does not change).
+    func follow(into feed: LocationPolicyFeed) async -> Task<Void, Never>? {
+        guard root == nil, let daemon = await DaemonClient.find(environment: CurrentProcess.environment()) else { return nil }
+        guard let events = try? await daemon.events() else {
+            await daemon.close()
+            return nil
+        }
+        return Task {
+            for await event in events {
+                if case .state(let state) = event {
+                    feed.set(LocationPolicy(lowPowerMode: state.lowPowerMode, thermalState: state.thermalState))
+                }
+            }
+            await daemon.close()
+        }
+    }
 }
