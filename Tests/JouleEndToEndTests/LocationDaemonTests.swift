@@ -1,5 +1,6 @@
 import Foundation
 import JouleHardware
+import JouleTesting
 import JouleWire
 import Testing
 
@@ -165,5 +166,35 @@ import Testing
         _ = try await Self.call("Stop", [.uint32(handle)], on: client)
         _ = try await Self.call("Stop", [.uint32(significant)], on: client)
         try await Self.waitFor("Receiver", .bool(false), on: client)
+    }
+
+    /// polkit decides: refused (AccessDenied naming org.joule.Location1.use, the receiver never
+    /// on) until the action is allowed, then answered.
+    @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
+    func polkitDecidesEveryCall() async throws {
+        let harness = try await DaemonHarness()
+        defer { harness.end() }
+        try harness.writeConfig("location:\n  source: \"fixed:48.8584,2.2945,12\"\n")
+        let polkit = try await DBusMock(.polkitd, address: harness.bus.address)
+        defer { polkit.stop() }
+        try await harness.start()
+        let client = try await harness.client()
+        defer { Task { await client.close() } }
+        for (member, arguments) in [
+            ("RequestLocation", [BusValue.double(100), .double(5)]), ("StartUpdates", [.array(elementSignature: "{sv}", [])]),
+            ("AddRegion", [.string("home"), .double(1), .double(2), .double(100)]), ("StartSignificantChanges", []),
+        ] {
+            do {
+                _ = try await Self.call(member, arguments, on: client)
+                Issue.record("\(member) was allowed without polkit's consent")
+            } catch {
+                #expect((error as? BusError)?.remoteName == "org.freedesktop.DBus.Error.AccessDenied", "\(error)")
+                #expect("\(error)".contains(LocationBus.useAction), "\(error)")
+            }
+        }
+        #expect(try await Self.property("Receiver", on: client) == .bool(false))
+        try await polkit.setAllowed([LocationBus.useAction])
+        let fix = Self.entries(try await Self.call("RequestLocation", [.double(100), .double(10)], on: client).first)
+        #expect(fix["accuracyMet"] == .bool(true))
     }
 }
