@@ -66,6 +66,19 @@ public struct ChargeLimitKeeper: Sendable {
         return apply(to: batteries, reason: "set")
     }
 
+    /// Optimized charging's last decision (nil: off or not fed), for `ChargeLimit` to show.
+    public private(set) var optimized: OptimizedChargingDecision?
+
+    /// Optimized charging, at a power reading during an overnight charge (the caller decides
+    /// what is overnight: a charge plugged in before 03:00 of the coming morning): `.hold` and
+    /// `.normal` keep the limit; `.release` lifts it as full-once does, until the unplug.
+    public mutating func optimize(_ decision: OptimizedChargingDecision?, batteries: [String], lineOnline: Bool) -> [String] {
+        optimized = decision
+        guard lineOnline, limit != nil, !fullOnce, case .release(let prediction)? = decision else { return [] }
+        return ["optimized charging: releasing the charge limit to be \(prediction.description)"]
+            + chargeFullOnce(batteries: batteries, lineOnline: true)
+    }
+
     /// Charges to 100 % once; the limit returns when the charger is next unplugged.
     public mutating func chargeFullOnce(batteries: [String], lineOnline: Bool) -> [String] {
         guard limit != nil else { return [] }
