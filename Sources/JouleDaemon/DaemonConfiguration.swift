@@ -62,6 +62,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var transfers = TransferSettings()
     /// `location:`: the source of `org.joule.Location1`'s fixes.
     package var location = LocationSettings()
+    /// `regions:`: circles the daemon monitors itself on that source, each with an optional
+    /// hook run on entry and exit.
+    package var regions: [ConfiguredRegion] = []
     package var metrics = MetricsSettings()
     /// `battery.chargeLimit`: the charge limit the daemon holds; nil leaves charging alone.
     package var chargeLimit: ChargeLimitRequest?

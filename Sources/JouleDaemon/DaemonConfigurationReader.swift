@@ -29,11 +29,9 @@ struct DaemonConfigurationReader {
             case "battery":
                 result.chargeLimit = try battery(value)
             case "location":
-                let regions = result.location.regions
                 result.location = try location(value)
-                result.location.regions = regions
             case "regions":
-                result.location.regions = try regions(value)
+                result.regions = try regions(value)
             default:
                 // apps: its issue fills it in; until then only its shape is checked.
                 if !yaml.isEmpty(value) { _ = try yaml.mapping(value, name, allowed: nil) }

@@ -23,7 +23,7 @@ final class DaemonLocation: Sendable {
     }
 
     static func open(
-        bus: BusConnection, settings: LocationSettings, authorizer: CallerAuthorizer, log: @escaping @Sendable (String) -> Void
+        bus: BusConnection, settings: LocationSettings, regions: [ConfiguredRegion], authorizer: CallerAuthorizer, log: @escaping @Sendable (String) -> Void
     ) async throws(BusError) -> DaemonLocation {
         // Deliveries keep their order on the way to the bus: one stream, one consumer.
         let (deliveries, sink) = AsyncStream.makeStream(of: LocationHubDelivery.self)
@@ -41,7 +41,7 @@ final class DaemonLocation: Sendable {
         let service = try await LocationService.export(
             on: bus, hub: hub, authorize: { sender throws(BusMethodError) in try await authorizer.authorize(sender: sender) }, log: log)
         var hooks: [String: HookRunner] = [:]
-        for configured in settings.regions {
+        for configured in regions {
             guard let command = configured.exec else { continue }
             hooks[configured.region.name] = HookRunner(command: command) { log("location: region \(configured.region.name): \($0)") }
         }
@@ -76,7 +76,7 @@ final class DaemonLocation: Sendable {
             }
         }
         await hub.start()
-        for configured in settings.regions { _ = await hub.addRegion(owner: configOwner, configured.region) }
+        for configured in regions { _ = await hub.addRegion(owner: configOwner, configured.region) }
         return DaemonLocation(hub: hub, service: service, tasks: [forward, watch], hooks: regionHooks)
     }
 

@@ -173,7 +173,8 @@ package actor JouleDaemon {
         let location: DaemonLocation
         do {
             location = try await DaemonLocation.open(
-                bus: bus, settings: configuration.location, authorizer: locationAuthorizer(bus: bus), log: log)
+                bus: bus, settings: configuration.location, regions: configuration.regions,
+                authorizer: self.authorizer(bus: bus, action: LocationBus.useAction, what: "use the location service"), log: log)
         } catch {
             await bus.close()
             throw .bus("cannot export \(LocationBus.objectPath): \(error)")
@@ -626,16 +627,6 @@ package actor JouleDaemon {
         case .system: CallerAuthorizer(mode: .system, bus: bus, action: action, what: what)
         case .session: CallerAuthorizer(mode: .session(uid: options.uid), bus: bus, action: action, what: what)
         }
-    }
-
-    /// Who may use `org.joule.Location1`: polkit's `org.joule.Location1.use` on the system bus
-    /// (an active local session's user; location is personal), the session's user on its own.
-    private func locationAuthorizer(bus: BusConnection) -> CallerAuthorizer {
-        let mode: CallerAuthorizer.Mode = switch options.bus {
-        case .system: .system
-        case .session: .session(uid: options.uid)
-        }
-        return CallerAuthorizer(mode: mode, bus: bus, action: LocationBus.useAction, what: "use the location service")
     }
 
 

@@ -13,15 +13,5 @@ package struct LocationSettings: Sendable, Equatable {
     /// `maxSpeed`: the fastest the device is assumed to move between region samples, m/s (30).
     package var maxSpeedMps: Double = 30
 
-    /// The config's top-level `regions:`: circles the daemon monitors itself, each with an
-    /// optional hook run on entry and exit.
-    package var regions: [ConfiguredRegion] = []
-
     package init() {}
-}
-
-/// One `regions:` entry: `region: NAME=LAT,LON,RADIUS_M` and `exec: CMD`.
-package struct ConfiguredRegion: Sendable, Equatable {
-    package var region: CircularRegion
-    package var exec: String?
 }

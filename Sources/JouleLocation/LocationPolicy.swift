@@ -82,12 +82,12 @@ extension LocationWatch {
         return await run(request, following: feed, receiver: &receiver, emit: emit)
     }
 
-    /// `run` under `policy`: when it relaxes, `.policy` first, then the relaxed request.
+    /// `run` under a `policy` that does not change: when it relaxes, `.policy` first, then the
+    /// relaxed request.
     @discardableResult
     public static func run<R: LocationReceiver>(
         _ request: WatchRequest, policy: LocationPolicy, receiver: inout R, emit: (LocationEvent) -> Void
     ) async -> LocationSummary? {
-        if policy.relaxes, receiver.startTime != nil { emit(.policy(policy)) }
-        return await run(policy.applied(to: request), receiver: &receiver, emit: emit)
+        await run(request, policy: LocationPolicyFeed(policy), receiver: &receiver, emit: emit)
     }
 }
