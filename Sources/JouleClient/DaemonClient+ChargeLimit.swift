@@ -14,13 +14,26 @@ public struct ChargeLimitSetting: Sendable, Hashable {
     public var fullOnce: Bool
     /// The batteries' refusals, one per line; nil when none refused.
     public var error: String?
+    /// `battery.optimizedCharging` is on.
+    public var optimizedCharging: Bool
+    /// Optimized charging's decision and why, as `holding at 80 % until 06:30, full by 07:30
+    /// (unplugged 07:45 ± 5 min on 9 of the last 10 weekdays)`; nil before its first decision.
+    public var optimized: String?
+    /// While it holds: when it lets the battery charge on (Unix seconds).
+    public var holdUntil: Double?
 
-    public init(limit: ChargeLimitRequest, source: ChargeLimitSource, holds: Bool, fullOnce: Bool, error: String? = nil) {
+    public init(
+        limit: ChargeLimitRequest, source: ChargeLimitSource, holds: Bool, fullOnce: Bool, error: String? = nil,
+        optimizedCharging: Bool = false, optimized: String? = nil, holdUntil: Double? = nil
+    ) {
         self.limit = limit
         self.source = source
         self.holds = holds
         self.fullOnce = fullOnce
         self.error = error
+        self.optimizedCharging = optimizedCharging
+        self.optimized = optimized
+        self.holdUntil = holdUntil
     }
 
     /// nil for the empty dictionary (no limit held); throws a description of what is wrong.
@@ -43,7 +56,13 @@ public struct ChargeLimitSetting: Sendable, Hashable {
         } catch {
             throw bad("\(error)")
         }
-        return ChargeLimitSetting(limit: limit, source: source, holds: holds, fullOnce: fullOnce, error: fields["error"]?.stringValue)
+        if let value = fields["optimizedCharging"], value.boolValue == nil { throw bad("optimizedCharging: expected b") }
+        if let value = fields["optimized"], value.stringValue == nil { throw bad("optimized: expected s") }
+        if let value = fields["holdUntil"], value.doubleValue?.isFinite != true { throw bad("holdUntil: expected d, Unix seconds") }
+        return ChargeLimitSetting(
+            limit: limit, source: source, holds: holds, fullOnce: fullOnce, error: fields["error"]?.stringValue,
+            optimizedCharging: fields["optimizedCharging"]?.boolValue ?? false, optimized: fields["optimized"]?.stringValue,
+            holdUntil: fields["holdUntil"]?.doubleValue)
     }
 }
 

@@ -68,6 +68,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var metrics = MetricsSettings()
     /// `battery.chargeLimit`: the charge limit the daemon holds; nil leaves charging alone.
     package var chargeLimit: ChargeLimitRequest?
+    /// `battery.optimizedCharging`: hold at the limit's end (80 % without a limit) only while
+    /// the learnt routine says the charger stays, to be full by the usual unplug.
+    package var optimizedCharging = false
 
     package init() {}
 

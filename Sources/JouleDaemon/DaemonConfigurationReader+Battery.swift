@@ -3,16 +3,21 @@ import JouleHardware
 import JouleWorkloads
 
 extension DaemonConfigurationReader {
-    /// `battery: {chargeLimit: {start: 75, end: 80}}` (`start` optional), or
-    /// `chargeLimit: off` for "charge to 100 %, leave no threshold behind". No `chargeLimit`:
-    /// the daemon leaves charging alone.
-    func battery(_ node: Node) throws(ConfigurationError) -> ChargeLimitRequest? {
-        if yaml.isEmpty(node) { return nil }
+    /// `battery: {chargeLimit: {start: 75, end: 80}, optimizedCharging: true}` (`start`
+    /// optional), or `chargeLimit: off` for "charge to 100 %, leave no threshold behind". No
+    /// `chargeLimit`: the daemon leaves charging alone (unless optimized charging is on).
+    func battery(_ node: Node) throws(ConfigurationError) -> (ChargeLimitRequest?, Bool) {
+        if yaml.isEmpty(node) { return (nil, false) }
         var limit: ChargeLimitRequest?
-        for (name, _, value) in try yaml.mapping(node, "battery", allowed: ["chargeLimit"]) {
-            limit = try chargeLimit(value, "battery.\(name)")
+        var optimized = false
+        for (name, _, value) in try yaml.mapping(node, "battery", allowed: ["chargeLimit", "optimizedCharging"]) {
+            if name == "optimizedCharging" {
+                optimized = try yaml.bool(value, "battery.optimizedCharging")
+            } else {
+                limit = try chargeLimit(value, "battery.\(name)")
+            }
         }
-        return limit
+        return (limit, optimized)
     }
 
     func chargeLimit(_ node: Node, _ path: String) throws(ConfigurationError) -> ChargeLimitRequest? {

@@ -27,7 +27,7 @@ struct DaemonConfigurationReader {
             case "metrics":
                 result.metrics = try metrics(value)
             case "battery":
-                result.chargeLimit = try battery(value)
+                (result.chargeLimit, result.optimizedCharging) = try battery(value)
             case "location":
                 result.location = try location(value)
             case "regions":

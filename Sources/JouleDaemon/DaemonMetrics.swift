@@ -13,6 +13,7 @@ actor DaemonMetrics {
         var transfers: DaemonTransfers?
         var energy: (any EnergySnapshotSource)?
         var throttling: RaspberryPiThrottlingReader
+        var sleep: DaemonSleep?
     }
 
     private let exporter: any MetricsExporter
@@ -73,6 +74,10 @@ actor DaemonMetrics {
             sample.transferBytes = figures.bytes
         }
         sample.throttling = throttling()
+        if let sleep = parts.sleep, await sleep.following {
+            sample.sleeps = await sleep.count
+            sample.lastSleepDrainPercentPerHour = await sleep.last?.drainPercentPerHour
+        }
         return sample
     }
 

@@ -1,6 +1,7 @@
 import JouleWire
 import JouleHardware
 import JouleEnergy
+import JouleHistory
 import JouleWorkloads
 import JouleTransferQueue
 
@@ -112,6 +113,8 @@ package actor JouleDaemon {
     private var history: DaemonHistory?
     /// The battery charge limit (issue 36), kept on every battery under `knobRoot`.
     private var chargeLimit: DaemonChargeLimit?
+    /// The account of every sleep (issue 36), through logind on the system bus.
+    private var sleep: DaemonSleep?
     private let follower = DaemonEventFollower()
 
     package init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
@@ -167,7 +170,9 @@ package actor JouleDaemon {
 
         let authorizer = authorizer(bus: bus)
         let chargeAuthorizer = self.authorizer(bus: bus, action: EnergyBus.setChargeLimitAction, what: "change the battery charge limit")
-        let chargeLimit = DaemonChargeLimit(limit: configuration.chargeLimit, root: options.knobRoot, log: log)
+        let chargeLimit = DaemonChargeLimit(
+            limit: configuration.chargeLimit, optimizedCharging: configuration.optimizedCharging, root: options.knobRoot,
+            history: { [weak self] since in await self?.historySamples(since: since) ?? [] }, log: log)
         self.chargeLimit = chargeLimit
         let transfers = try await openTransfers(bus: bus, engine: engine)
         let location: DaemonLocation
@@ -184,6 +189,10 @@ package actor JouleDaemon {
         let history = DaemonHistory.open(
             stateDirectory: options.stateDirectory, engine: engine, energy: energy, log: log)
         self.history = history
+        let sleep = DaemonSleep(
+            bus: systemBus, root: options.knobRoot, battery: { [weak engine] in await engine?.readSuppliesNow()?.composite },
+            accounted: { [weak self] record in await self?.accounted(record) }, log: log)
+        self.sleep = sleep
         let service: EnergyService
         do {
             service = try await EnergyService.export(
@@ -239,6 +248,7 @@ package actor JouleDaemon {
         await workloads.start(configuration, states: await states())
         self.transfers = transfers
         await history?.start()
+        await sleep.takeLock()
         await transfers?.start(finished: { transfer in await history?.transferFinished(transfer) })
         await startMetrics(engine: engine, workloads: workloads, transfers: transfers)
         let ready = await statusLine()
@@ -251,6 +261,7 @@ package actor JouleDaemon {
         await metrics?.stop()
         await transfers?.stop()
         await location.stop()
+        await sleep.stop()
         await history?.stop()
         await apps?.stop()
         await workloads.stop()
@@ -314,9 +325,11 @@ package actor JouleDaemon {
                 await engine.run { [weak self] event in await self?.handle(event) }
                 return .nothing
             }
-            if let resumes = await resumes() {
+            if let sleeps = await sleeps() {
                 group.addTask { [weak self] in
-                    for await _ in resumes { await self?.resumed() }
+                    for await going in sleeps {
+                        if going { await self?.sleep?.preparing() } else { await self?.resumed() }
+                    }
                     return .nothing
                 }
             }
@@ -427,8 +440,10 @@ package actor JouleDaemon {
         await publish()
     }
 
-    /// logind's `PrepareForSleep(false)`: the firmware may have forgotten the thresholds.
+    /// logind's `PrepareForSleep(false)`: the sleep is accounted, and the firmware may have
+    /// forgotten the thresholds.
     private func resumed() async {
+        await sleep?.resumed()
         guard let chargeLimit, await chargeLimit.limit != nil else { return }
         log("resumed from sleep: applying the charge limit again")
         await chargeLimit.apply(await engine?.lastSupplies, reason: "resume")
@@ -454,21 +469,40 @@ package actor JouleDaemon {
         if !refusals.isEmpty { throw .failed(refusals.joined(separator: "; ")) }
     }
 
-    /// logind's resumes on the system bus; nil without one.
-    private func resumes() async -> AsyncStream<Void>? {
+    /// The history's samples from `since` to now, for optimized charging; none without a history.
+    private func historySamples(since: Double) async -> [HistorySample] {
+        do {
+            return try await history?.timeline(since: since, until: WallClock.seconds(), visibleTo: nil).samples ?? []
+        } catch {
+            log("optimized charging: cannot read the history: \(error)")
+            return []
+        }
+    }
+
+    /// A sleep the account noted: announced when it drained fast.
+    private func accounted(_ record: SleepRecord) async {
+        if record.isFlagged { await service?.sleepFlagged(record) }
+    }
+
+    /// logind's `PrepareForSleep` on the system bus (true: going to sleep, false: resumed);
+    /// nil without one.
+    private func sleeps() async -> AsyncStream<Bool>? {
         guard let systemBus else { return nil }
         do {
             let signals = try await systemBus.signals(matching:
                 "type='signal',sender='org.freedesktop.login1',interface='org.freedesktop.login1.Manager',member='PrepareForSleep'")
+            await sleep?.follow()
             return AsyncStream { continuation in
                 let task = Task {
-                    for await signal in signals where signal.arguments.first?.boolValue == false { continuation.yield() }
+                    for await signal in signals {
+                        if let going = signal.arguments.first?.boolValue { continuation.yield(going) }
+                    }
                     continuation.finish()
                 }
                 continuation.onTermination = { _ in task.cancel() }
             }
         } catch {
-            log("cannot follow logind's resumes (the charge limit is applied again only on a read-back that differs): \(error)")
+            log("cannot follow logind's sleeps (no sleep account; the charge limit is applied again only on a read-back that differs): \(error)")
             return nil
         }
     }
@@ -547,7 +581,7 @@ package actor JouleDaemon {
         guard let exporter = options.metricsExporter else { return }
         let parts = DaemonMetrics.Parts(
             engine: engine, workloads: workloads, transfers: transfers, energy: energy,
-            throttling: RaspberryPiThrottlingReader(root: options.knobRoot))
+            throttling: RaspberryPiThrottlingReader(root: options.knobRoot), sleep: sleep)
         let metrics = DaemonMetrics(exporter: exporter, parts: parts, log: log)
         self.metrics = metrics
         await metrics.apply(configuration.metrics)
@@ -579,9 +613,9 @@ package actor JouleDaemon {
             await workloads?.start(fresh, states: await states())
             await transfers?.reload(fresh.transfers)
             await metrics?.apply(fresh.metrics)
-            if fresh.chargeLimit != old.chargeLimit {
-                log("SIGHUP: charge limit \(fresh.chargeLimit.map { "\($0)" } ?? "none (charging left alone)")")
-                await chargeLimit?.set(fresh.chargeLimit, supplies: await engine?.lastSupplies)
+            if fresh.chargeLimit != old.chargeLimit || fresh.optimizedCharging != old.optimizedCharging {
+                log("SIGHUP: charge limit \(fresh.chargeLimit.map { "\($0)" } ?? "none (charging left alone)"), optimized charging \(fresh.optimizedCharging ? "on" : "off")")
+                await chargeLimit?.set(fresh.chargeLimit, optimizedCharging: fresh.optimizedCharging, supplies: await engine?.lastSupplies)
             }
             log("SIGHUP: reloaded \(options.configPath)")
         } catch {

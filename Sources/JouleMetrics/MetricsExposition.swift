@@ -135,6 +135,15 @@ enum MetricsExposition {
                 metric.gauge(flags.hasOccurred(condition), [("reason", condition.label + "_since_boot")])
             }
         }
+        family("joule_sleeps_total", "Sleeps (suspends) the daemon accounted since it started.") {
+            $0.counter(sample.sleeps.map(Int64.init))
+        }
+        family(
+            "joule_sleep_drain_percent_per_hour",
+            "How fast the last sleep drained the battery, in percent of its full energy per hour (negative while charging); absent before the first sleep."
+        ) {
+            $0.gauge(sample.lastSleepDrainPercentPerHour)
+        }
         return families
     }
 }

@@ -49,7 +49,7 @@ struct BatteryShow: AsyncParsableCommand {
             Per system battery: the thresholds and charge_behaviour as they read now, who holds \
             the limit (firmware, emulated: joule daemon switches charge_behaviour, or none), \
             and what the battery supports; and the limit joule daemon keeps (with --json, \
-            "daemon": {start, end, source, holds, fullOnce, error}, null without the daemon). \
+            "daemon": {start, end, source, holds, fullOnce, error, optimizedCharging, optimized, holdUntil}, null without the daemon). \
             With --root, a fixture tree is read and the daemon is not asked.
             """)
 
@@ -91,9 +91,14 @@ struct BatteryShow: AsyncParsableCommand {
                 daemon = .object([
                     "start": .from(held.limit.start), "end": .int(held.limit.end), "source": .string(held.source.rawValue),
                     "holds": .bool(held.holds), "fullOnce": .bool(held.fullOnce), "error": .from(held.error),
+                    "optimizedCharging": .bool(held.optimizedCharging), "optimized": .from(held.optimized),
+                    "holdUntil": .from(held.holdUntil),
                 ])
             } else {
-                daemon = .object(["start": .null, "end": .null, "source": .string("none"), "holds": .bool(false), "fullOnce": .bool(false), "error": .null])
+                daemon = .object([
+                    "start": .null, "end": .null, "source": .string("none"), "holds": .bool(false), "fullOnce": .bool(false), "error": .null,
+                    "optimizedCharging": .bool(false), "optimized": .null, "holdUntil": .null,
+                ])
             }
         }
         let list: [JSONValue] = batteries.map { battery in
@@ -116,6 +121,9 @@ struct BatteryShow: AsyncParsableCommand {
             var line = "joule daemon: charge limit \(held.limit), \(held.source.rawValue), \(held.holds ? "holds" : "does not hold")"
             if held.fullOnce { line += "; charging to 100 % once, until the charger is unplugged" }
             lines.append(line)
+            if held.optimizedCharging {
+                lines.append("optimized charging: " + (held.optimized ?? "no decision yet (decided at the next reading on the charger)"))
+            }
             if let error = held.error { lines += error.split(separator: "\n").map { "  \($0)" } }
         }
         if batteries.isEmpty { lines.append("no system battery") }

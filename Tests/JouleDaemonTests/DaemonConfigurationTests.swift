@@ -188,7 +188,7 @@ struct DaemonConfigurationTests {
         ("battery:\n  chargeLimit:\n    end: 0\n", "joule.yaml:3:10: battery.chargeLimit: charge limit end must be 1-100 %, not 0"),
         ("battery:\n  chargeLimit: sometimes\n", "joule.yaml:2:16: battery.chargeLimit: expected {start: START, end: END} or off, found \"sometimes\""),
         ("battery:\n  chargeLimit:\n    stop: 80\n", "joule.yaml:3:5: battery.chargeLimit.stop: unknown key"),
-        ("battery:\n  optimizedCharging: true\n", "joule.yaml:2:3: battery.optimizedCharging: unknown key"),
+        ("battery:\n  optimizedCharging: sometimes\n", "joule.yaml:2:22: battery.optimizedCharging: expected true or false"),
     ])
     func errorsNameFileLineColumnAndKey(_ yaml: String, _ expected: String) {
         let message = Self.failure(yaml)

@@ -92,6 +92,26 @@ package final class EnergyService: Sendable {
         await signals.signal("ThermalStateDidChange", [.string(state.description), .string(previous.description), .string(cause ?? "")])
     }
 
+    /// A sleep that drained faster than `SleepRecord.flagPercentPerHour`: for the session
+    /// agent to tell the user, with what woke the machine.
+    package func sleepFlagged(_ record: SleepRecord) async {
+        await signals.signal("SleepFlagged", [Self.sleep(record)])
+    }
+
+    /// A sleep as `a{sv}`: start, end (Unix seconds), mode, drainPercentPerHour, drainW,
+    /// energyBeforeWh, energyAfterWh, wakeReason, summary; an unknown value is left out.
+    package static func sleep(_ record: SleepRecord) -> BusValue {
+        var entries: [(String, BusValue)] = [("start", .double(record.start)), ("end", .double(record.end))]
+        if let mode = record.mode { entries.append(("mode", .string(mode))) }
+        if let rate = record.drainPercentPerHour { entries.append(("drainPercentPerHour", .double(rate))) }
+        if let watts = record.drainW { entries.append(("drainW", .double(watts))) }
+        if let before = record.energyBeforeWh { entries.append(("energyBeforeWh", .double(before))) }
+        if let after = record.energyAfterWh { entries.append(("energyAfterWh", .double(after))) }
+        if let reason = record.wakeReason { entries.append(("wakeReason", .string(reason))) }
+        entries.append(("summary", .string(record.summary)))
+        return .variantDictionary(entries)
+    }
+
     /// `SetChargeLimit`'s arguments as a request: start 0 is no start threshold, (0, 100) is
     /// off; anything else out of range or out of order is InvalidArgs naming the rule.
     package static func chargeLimit(start: UInt32, end: UInt32) throws(BusMethodError) -> ChargeLimitRequest {
@@ -153,6 +173,7 @@ package final class EnergyService: Sendable {
             signals: [
                 .init("PowerStateDidChange", "bs", names: ["lowPowerMode", "reason"]),
                 .init("ThermalStateDidChange", "sss", names: ["state", "previous", "cause"]),
+                .init("SleepFlagged", "a{sv}", names: ["sleep"]),
             ])
     }
 }

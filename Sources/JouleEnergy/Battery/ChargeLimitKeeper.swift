@@ -25,13 +25,26 @@ public struct ChargeLimitKeeper: Sendable {
     /// Whether a charger has been seen online since full-once began (unplugging ends it).
     private var chargerSeen = false
 
-    public init(limit: ChargeLimitRequest?, files: @escaping Files) {
+    /// Optimized charging (`battery.optimizedCharging`): the limit is the level a charge is
+    /// held at only while a prediction says the charger stays long enough; otherwise the
+    /// battery charges normally, to 100 %.
+    public private(set) var optimizedCharging: Bool
+    /// Optimized charging holds now (its last decision was `.hold` with the charger plugged in).
+    public private(set) var holding = false
+
+    public init(limit: ChargeLimitRequest?, files: @escaping Files, optimizedCharging: Bool = false) {
         self.limit = limit
         self.files = files
+        self.optimizedCharging = optimizedCharging
     }
 
-    /// What the batteries should be held to now: nothing, the limit, or off during full-once.
-    public var effective: ChargeLimitRequest? { fullOnce ? (limit == nil ? nil : .off) : limit }
+    /// What the batteries should be held to now: nothing, the limit, or off during full-once
+    /// (and, with optimized charging, off unless it holds).
+    public var effective: ChargeLimitRequest? {
+        guard let limit else { return nil }
+        if fullOnce || (optimizedCharging && !holding) { return .off }
+        return limit
+    }
 
     /// Applies the effective limit to `batteries` (names), for `reason` (`start`, `resume`, …).
     public mutating func apply(to batteries: [String], reason: String) -> [String] {
@@ -59,24 +72,50 @@ public struct ChargeLimitKeeper: Sendable {
     }
 
     /// Sets a new limit (nil: leave charging alone from now on) and applies it; ends full-once.
-    public mutating func set(_ new: ChargeLimitRequest?, batteries: [String]) -> [String] {
+    /// `optimizedCharging` nil keeps the mode; a change of mode forgets the last decision.
+    public mutating func set(_ new: ChargeLimitRequest?, optimizedCharging mode: Bool? = nil, batteries: [String]) -> [String] {
         limit = new
         fullOnce = false
         reported = []
+        if let mode, mode != optimizedCharging {
+            optimizedCharging = mode
+            optimized = nil
+            said = nil
+            holding = false
+        }
         return apply(to: batteries, reason: "set")
     }
 
-    /// Optimized charging's last decision (nil: off or not fed), for `ChargeLimit` to show.
+    /// Optimized charging's last decision (nil: off, or not decided yet).
     public private(set) var optimized: OptimizedChargingDecision?
+    /// The decision last logged; forgotten at an unplug so each charge says what it does.
+    private var said: OptimizedChargingDecision?
 
-    /// Optimized charging, at a power reading during an overnight charge (the caller decides
-    /// what is overnight: a charge plugged in before 03:00 of the coming morning): `.hold` and
-    /// `.normal` keep the limit; `.release` lifts it as full-once does, until the unplug.
-    public mutating func optimize(_ decision: OptimizedChargingDecision?, batteries: [String], lineOnline: Bool) -> [String] {
+    /// Optimized charging, at each power reading: holds at the limit while `decision` is
+    /// `.hold` and the charger is plugged in, otherwise lifts it. Logs when what it does
+    /// changes (hold, release, normal and why), not at every reading.
+    public mutating func optimize(_ decision: OptimizedChargingDecision?, batteries: [String], lineOnline: Bool, utcOffset: Int) -> [String] {
+        guard optimizedCharging, let limit else { return [] }
         optimized = decision
-        guard lineOnline, limit != nil, !fullOnce, case .release(let prediction)? = decision else { return [] }
-        return ["optimized charging: releasing the charge limit to be \(prediction.description)"]
-            + chargeFullOnce(batteries: batteries, lineOnline: true)
+        let hold = lineOnline && !fullOnce && !limit.isOff && decision?.isHold == true
+        var lines: [String] = []
+        if !lineOnline { said = nil }
+        if let decision, lineOnline, !Self.sameKind(said, decision) {
+            said = decision
+            lines.append("optimized charging: " + decision.description(end: limit.end, utcOffset: utcOffset))
+        }
+        guard hold != holding else { return lines }
+        holding = hold
+        return lines + apply(to: batteries, reason: hold ? "optimized charging holds" : "optimized charging releases")
+    }
+
+    /// Same decision for the log: a hold whose release time moves with the level is not news.
+    private static func sameKind(_ a: OptimizedChargingDecision?, _ b: OptimizedChargingDecision) -> Bool {
+        switch (a, b) {
+        case (.hold?, .hold), (.release?, .release): true
+        case (.normal(let x)?, .normal(let y)): x == y
+        default: false
+        }
     }
 
     /// Charges to 100 % once; the limit returns when the charger is next unplugged.

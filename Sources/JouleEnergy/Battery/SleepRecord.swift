@@ -105,7 +105,7 @@ public struct SleepRecord: Sendable, Hashable {
     }
 
     /// Two decimals without a trailing `.00` run, as `2.4`, `0.96`, `-1`.
-    static func format(_ value: Double) -> String {
+    public static func format(_ value: Double) -> String {
         let hundredths = (value * 100).rounded()
         if hundredths == 0 { return "0" }
         let sign = hundredths < 0 ? "-" : ""

@@ -83,6 +83,18 @@ public actor EnergyMonitor {
     /// The last thermal reading (zones, hwmon inputs, cooling devices).
     public var lastThermal: ThermalReadings { thermalReadings }
 
+    /// The power supplies read now, outside the schedule and without feeding the state
+    /// machines (the next scheduled read does that): the sleep account notes the battery at
+    /// the moment logind announces a sleep, not at the last poll. nil when the read fails.
+    public func readSuppliesNow() -> PowerSupplies? {
+        do {
+            return PowerSupplyParser.parse(try powerPoller.read(from: source, at: clock.now()), productName: productName)
+        } catch {
+            warn("power supplies: \(error)")
+            return nil
+        }
+    }
+
     /// The engines' current view as a status snapshot: Low Power Mode and the thermal state
     /// as the engines decided them (with hysteresis and overrides), supplies and thermal
     /// readings from the last reads, CPU usage since the previous call (or since `start`).

@@ -13,6 +13,9 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
     case string(String)
     case objectPath(String)
     case signature(String)
+    /// A Unix file descriptor (`h`). Read from a message it is a duplicate the receiver owns
+    /// and must close (logind's inhibitor lock); appended, sd-bus sends its own duplicate.
+    case unixFD(Int32)
     /// `a…`: the element signature is kept so that an empty array still has a type.
     case array(elementSignature: String, [BusValue])
     /// `(…)`
@@ -37,6 +40,7 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
         case .string: "s"
         case .objectPath: "o"
         case .signature: "g"
+        case .unixFD: "h"
         case .array(let element, _): "a" + element
         case .structure(let fields): "(" + fields.map(\.signature).joined() + ")"
         case .dictEntry(let key, let value): "{" + key.signature + value.signature + "}"
@@ -90,6 +94,7 @@ public indirect enum BusValue: Sendable, Hashable, CustomStringConvertible {
         case .uint64(let v): "\(v)"
         case .double(let v): "\(v)"
         case .string(let v), .objectPath(let v), .signature(let v): "\"\(v)\""
+        case .unixFD(let v): "fd \(v)"
         case .array(_, let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
         case .structure(let fields): "(" + fields.map(\.description).joined(separator: ", ") + ")"
         case .dictEntry(let key, let value): "\(key): \(value)"

@@ -746,6 +746,7 @@ extension SdBusGateway {
             case .string(let v): try text("s", v)
             case .objectPath(let v): try text("o", v)
             case .signature(let v): try text("g", v)
+            case .unixFD(let v): try basic("h", v)
             case .array(let element, let values): try container("a", element, values)
             case .structure(let fields):
                 try container("r", String(value.signature.dropFirst().dropLast()), fields)
@@ -797,7 +798,13 @@ extension SdBusGateway {
             case "y": return .byte(try basic(UInt8(0)))
             case "n": return .int16(try basic(Int16(0)))
             case "q": return .uint16(try basic(UInt16(0)))
-            case "i", "h": return .int32(try basic(Int32(0)))
+            case "i": return .int32(try basic(Int32(0)))
+            case "h":
+                // The message owns its descriptor and closes it when freed: keep a duplicate.
+                let borrowed = try basic(Int32(0))
+                let owned = fcntl(borrowed, F_DUPFD_CLOEXEC, 3)
+                if owned < 0 { throw .system(operation: "fcntl(F_DUPFD_CLOEXEC)", target: operation, errno: .current) }
+                return .unixFD(owned)
             case "u": return .uint32(try basic(UInt32(0)))
             case "x": return .int64(try basic(Int64(0)))
             case "t": return .uint64(try basic(UInt64(0)))

@@ -36,12 +36,17 @@ public struct MetricsSample: Sendable, Equatable {
     public var beacons: [BeaconRegionReading]
     /// The Raspberry Pi firmware's flags; nil on other machines.
     public var throttling: RaspberryPiThrottling?
+    /// Sleeps the daemon accounted since it started; nil when it cannot follow logind.
+    public var sleeps: Int?
+    /// The last accounted sleep's drain, percent of the full battery per hour; nil before the
+    /// first sleep or when it was unknown.
+    public var lastSleepDrainPercentPerHour: Double?
 
     public init(
         lowPowerMode: Bool = false, lowPowerModeSource: LowPowerModeSource = .auto, thermalState: ThermalState = .nominal,
         energy: EnergySnapshot? = nil, pausedClasses: Int? = nil, violations: [CPUMonitorAction: Int]? = nil,
         transfers: [String: Int]? = nil, transferBytes: Int64? = nil, beacons: [BeaconRegionReading] = [],
-        throttling: RaspberryPiThrottling? = nil
+        throttling: RaspberryPiThrottling? = nil, sleeps: Int? = nil, lastSleepDrainPercentPerHour: Double? = nil
     ) {
         self.lowPowerMode = lowPowerMode
         self.lowPowerModeSource = lowPowerModeSource
@@ -53,5 +58,7 @@ public struct MetricsSample: Sendable, Equatable {
         self.transferBytes = transferBytes
         self.beacons = beacons
         self.throttling = throttling
+        self.sleeps = sleeps
+        self.lastSleepDrainPercentPerHour = lastSleepDrainPercentPerHour
     }
 }

@@ -85,25 +85,61 @@ import Testing
         #expect(try UnplugPredictor.predict(aged, now: Self.at(6, 23, 0), utcOffset: Self.offset).get().unplug == Self.at(7, 7, 45))
     }
 
-    @Test func theKeeperHoldsUntilTheReleaseThenLiftsTheLimitUntilTheUnplug() throws {
+    @Test func theKeeperHoldsOvernightReleasesToBeFullAndChargesNormallyOtherwise() throws {
         let fw = FirmwareChargeControl([.start: "75\n", .end: "80\n"])
-        var keeper = try ChargeLimitKeeperTests.keeper(fw, "75-80")
+        var keeper = ChargeLimitKeeper(limit: try ChargeLimitRequest.parse("75-80"), files: { _ in fw }, optimizedCharging: true)
+        // Optimized charging starts by charging normally: the thresholds go to 0-100.
         _ = keeper.apply(to: ["BAT0"], reason: "start")
+        #expect(fw.values[.start] == "0\n" && fw.values[.end] == "100\n")
         let sessions = Self.history()
-        func decide(_ now: Double) -> OptimizedChargingDecision {
-            .decide(sessions, now: now, utcOffset: Self.offset, end: 80, percent: 80, ratePerHour: 20)
+        func decide(_ now: Double, plugged: Double = Self.at(-1, 23, 0)) -> OptimizedChargingDecision {
+            .decide(sessions, now: now, utcOffset: Self.offset, end: 80, percent: 80, ratePerHour: 20, pluggedAt: plugged)
         }
-        // 23:30 and 06:29: held at 80 (nothing written).
-        #expect(keeper.optimize(decide(Self.at(-1, 23, 30)), batteries: ["BAT0"], lineOnline: true).isEmpty)
-        #expect(keeper.optimize(decide(Self.at(0, 6, 29)), batteries: ["BAT0"], lineOnline: true).isEmpty)
-        #expect(fw.values[.end] == "80\n" && !keeper.fullOnce)
+        // Plugged in at 23:00: held at 75-80, said once.
+        #expect(keeper.optimize(decide(Self.at(-1, 23, 30)), batteries: ["BAT0"], lineOnline: true, utcOffset: Self.offset) == [
+            "optimized charging: holding at 80 % until 06:30, full by 07:30 (unplugged 07:45 ± 0 min on 10 of the last 10 weekdays)",
+            "BAT0: charge limit 75-80 (optimized charging holds): wrote charge_control_end_threshold=80, charge_control_start_threshold=75",
+        ])
+        #expect(keeper.optimize(decide(Self.at(0, 6, 29)), batteries: ["BAT0"], lineOnline: true, utcOffset: Self.offset).isEmpty)
+        #expect(keeper.holding && fw.values[.end] == "80\n")
         // 06:30: released toward 100 %.
-        let lines = keeper.optimize(decide(Self.at(0, 6, 30)), batteries: ["BAT0"], lineOnline: true)
-        #expect(lines.first == "optimized charging: releasing the charge limit to be full by 07:30 (unplugged 07:45 ± 0 min on 10 of the last 10 weekdays)")
-        #expect(keeper.fullOnce && fw.values[.end] == "100\n")
-        // Unplugged at 07:45: the limit returns.
-        let unplugged = keeper.observe(ChargeLimitKeeperTests.supplies(fw, percent: 100, online: false))
-        #expect(unplugged.first == "charger unplugged after a full charge: the charge limit 75-80 returns")
-        #expect(!keeper.fullOnce && fw.values[.end] == "80\n")
+        let lines = keeper.optimize(decide(Self.at(0, 6, 30)), batteries: ["BAT0"], lineOnline: true, utcOffset: Self.offset)
+        #expect(lines.first == "optimized charging: charging to 100 %, full by 07:30 (unplugged 07:45 ± 0 min on 10 of the last 10 weekdays)")
+        #expect(!keeper.holding && fw.values[.end] == "100\n")
+        // Unplugged at 07:45 and plugged in at lunchtime: not overnight, charges normally.
+        #expect(keeper.optimize(decide(Self.at(0, 7, 45)), batteries: ["BAT0"], lineOnline: false, utcOffset: Self.offset).isEmpty)
+        let lunch = keeper.optimize(decide(Self.at(0, 12, 30), plugged: Self.at(0, 12, 30)), batteries: ["BAT0"], lineOnline: true, utcOffset: Self.offset)
+        #expect(lunch == ["optimized charging: charging normally: plugged in over 14 h before the usual full time 07:30, not overnight"])
+        #expect(!keeper.holding && fw.values[.end] == "100\n")
+        // Thin evidence: normal charging, with the reason.
+        let thin = OptimizedChargingDecision.decide([], now: Self.at(0, 23, 0), utcOffset: Self.offset, end: 80, percent: 60, ratePerHour: nil)
+        #expect(keeper.optimize(thin, batteries: ["BAT0"], lineOnline: true, utcOffset: Self.offset).first?.hasPrefix("optimized charging: charging normally: too little evidence") == true)
+        #expect(!keeper.holding && fw.values[.end] == "100\n")
+    }
+
+    @Test func sessionsComeFromTheHistorysLinePowerReadings() {
+        let m = 60.0
+        let readings: [(time: Double, lineOnline: Bool?)] = [
+            (0, false), (10 * m, true), (20 * m, nil), (30 * m, true), (40 * m, false),  // one session 10 → 40 min
+            (50 * m, true), (50 * m + 19 * 3600, true), (50 * m + 20 * 3600, false),  // a 19 h gap: begins again after it
+            (80 * 3600, true), (81 * 3600, true),  // plugged in now
+        ]
+        #expect(ChargeSession.sessions(readings) == [
+            ChargeSession(pluggedAt: 10 * m, unpluggedAt: 40 * m), ChargeSession(pluggedAt: 50 * m + 19 * 3600, unpluggedAt: 50 * m + 20 * 3600),
+        ])
+        let now: Double? = 80 * 3600
+        #expect(ChargeSession.current(readings) == now)
+        #expect(ChargeSession.current(Array(readings.prefix(5))) == nil)
+    }
+
+    @Test func theChargeRateIsMeasuredAboveTheHoldLevelOnly() {
+        let m = 60.0
+        // 80 → 90 % in an hour while charging (12 %/h below 80 is not counted; a 2 h gap neither).
+        let readings: [(time: Double, percent: Double?, charging: Bool)] = [
+            (0, 68, true), (60 * m, 80, true), (90 * m, 85, true), (120 * m, 90, true),
+            (240 * m, 99, true), (250 * m, nil, true), (260 * m, 98, false),
+        ]
+        #expect(ChargeRate.percentPerHour(readings, from: 80) == 10)
+        #expect(ChargeRate.percentPerHour(Array(readings.prefix(2)), from: 80) == nil)  // no evidence above 80
     }
 }

@@ -1,39 +1,5 @@
 import JouleHardware
 
-/// One time the charger was connected: plugged at `pluggedAt`, unplugged at `unpluggedAt`
-/// (Unix seconds). Derived from the history's line-power transitions.
-public struct ChargeSession: Sendable, Equatable {
-    public var pluggedAt: Double
-    public var unpluggedAt: Double
-    public init(pluggedAt: Double, unpluggedAt: Double) {
-        self.pluggedAt = pluggedAt
-        self.unpluggedAt = unpluggedAt
-    }
-}
-
-/// The usual unplug time for the coming morning, and the evidence for it.
-public struct UnplugPrediction: Sendable, Equatable {
-    /// The predicted unplug (Unix seconds) on `day`.
-    public var unplug: Double
-    /// When the battery should be full: `unplug` less `UnplugPredictor.margin`.
-    public var fullBy: Double
-    /// Median absolute deviation of the unplugs used, in seconds.
-    public var spread: Double
-    /// Overnight unplugs on `group` days among the last `considered` such days.
-    public var matching: Int
-    public var considered: Int
-    /// "weekdays" or "weekend days".
-    public var group: String
-    /// Seconds east of UTC the times are shown in.
-    public var utcOffset: Int
-
-    /// "full by 07:30 (unplugged 07:45 ± 10 min on 9 of the last 10 weekdays)"
-    public var description: String {
-        let minutes = Int((spread / 60).rounded())
-        return "full by \(UnplugPredictor.clock(fullBy, utcOffset)) (unplugged \(UnplugPredictor.clock(unplug, utcOffset)) ± \(minutes) min on \(matching) of the last \(considered) \(group))"
-    }
-}
-
 /// Predicts when the charger will be unplugged next morning from the overnight charges of
 /// the last two weeks. Pure: every time is given, the clock is `now`, the zone a UTC offset.
 public enum UnplugPredictor {
@@ -88,6 +54,8 @@ public enum UnplugPredictor {
     public enum Reason: Error, Sendable, Equatable, CustomStringConvertible {
         case thin(days: Int, inGroup: Int, group: String)
         case missed(day: String, predicted: String, unplugged: String)
+        /// Plugged in too long before the morning's full time to be an overnight charge.
+        case daytime(fullBy: String)
 
         public var description: String {
             switch self {
@@ -95,6 +63,8 @@ public enum UnplugPredictor {
                 "charging normally: too little evidence (overnight charges on \(days) of the last \(UnplugPredictor.windowDays) days, \(inGroup) on \(group); needs \(UnplugPredictor.minimumDays) and \(UnplugPredictor.minimumInGroup))"
             case .missed(let day, let predicted, let unplugged):
                 "charging normally: a prediction missed recently (on \(day) full by \(predicted) was predicted, unplugged \(unplugged))"
+            case .daytime(let fullBy):
+                "charging normally: plugged in over \(Int(OptimizedChargingDecision.overnightWindow / 3600)) h before the usual full time \(fullBy), not overnight"
             }
         }
     }
@@ -157,42 +127,5 @@ public enum UnplugPredictor {
     static func clockDay(_ day: Int64) -> String {
         let d = CivilCalendar.date(days: day)
         return "\(d.year)-" + (d.month < 10 ? "0" : "") + "\(d.month)-" + (d.day < 10 ? "0" : "") + "\(d.day)"
-    }
-}
-
-/// When to let a held battery charge on to 100 %.
-public enum ChargeReleasePlanner {
-    /// With no measured rate, assume 10 %/h: charging slows above 80 % (constant voltage), and a
-    /// slow guess only releases early, which costs a little wear, never a battery not full.
-    public static let assumedRate = 10.0
-
-    /// The release time: `prediction.fullBy` (predicted unplug less the margin) less the time to
-    /// charge from max(`percent`, `end`) to 100 % at `ratePerHour` (this battery's recent
-    /// charge rate in % per hour: energy rate over energy full; nil or ≤ 0: `assumedRate`).
-    public static func release(_ prediction: UnplugPrediction, end: Int, percent: Double?, ratePerHour: Double?) -> Double {
-        let rate = ratePerHour.flatMap { $0 > 0 ? $0 : nil } ?? assumedRate
-        let from = max(percent ?? Double(end), Double(end))
-        let hours = max(0, 100 - from) / rate
-        return prediction.fullBy - hours * 3600
-    }
-}
-
-/// What optimized charging does at `now` while the charger is plugged in overnight.
-public enum OptimizedChargingDecision: Sendable, Equatable {
-    /// Hold at the end threshold until `until` (the release time).
-    case hold(until: Double, prediction: UnplugPrediction)
-    /// The release time has passed: charge on to 100 % (as full-once does).
-    case release(prediction: UnplugPrediction)
-    /// No prediction to act on: the ordinary limit, for `reason`.
-    case normal(reason: UnplugPredictor.Reason)
-
-    /// The decision at `now` from the sessions in the history (the injected clock is `now`).
-    public static func decide(_ sessions: [ChargeSession], now: Double, utcOffset: Int, end: Int, percent: Double?, ratePerHour: Double?) -> Self {
-        switch UnplugPredictor.predict(sessions, now: now, utcOffset: utcOffset) {
-        case .failure(let reason): return .normal(reason: reason)
-        case .success(let prediction):
-            let release = ChargeReleasePlanner.release(prediction, end: end, percent: percent, ratePerHour: ratePerHour)
-            return now < release ? .hold(until: release, prediction: prediction) : .release(prediction: prediction)
-        }
     }
 }
