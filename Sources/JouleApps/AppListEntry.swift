@@ -2,7 +2,7 @@ import JouleWire
 import JouleHardware
 
 /// One supervised app in `joule app list --json`:
-/// `{"app","pid","state","cgroup","openTasks","backgroundSince","cpuPercent","suspendedCount","killed"}`,
+/// `{"app","pid","state","cgroup","openTasks","backgroundSince","cpuPercent","suspendedCount","killed","source"}`,
 /// in that order. Unknown numbers (no pid yet, no CPU sample, not in the background) are null.
 package struct AppListEntry: Sendable, Hashable {
     package var app: String
@@ -17,11 +17,14 @@ package struct AppListEntry: Sendable, Hashable {
     package var cpuPercent: Double?
     package var suspendedCount: Int
     package var killed: Bool
+    /// `run` (`joule run`) or `scope` (a desktop app the config's `apps:` names).
+    package var source: String
 
     package init(
         app: String, pid: Int32?, state: AppLifecycleState, cgroup: String?, openTasks: Int, backgroundSince: Double?,
-        cpuPercent: Double?, suspendedCount: Int, killed: Bool
+        cpuPercent: Double?, suspendedCount: Int, killed: Bool, source: String = "run"
     ) {
+        self.source = source
         self.app = app
         self.pid = pid
         self.state = state
@@ -34,11 +37,11 @@ package struct AppListEntry: Sendable, Hashable {
     }
 
     /// The entry for an app as its machine stands.
-    package init(app: String, pid: Int32?, cgroup: String?, cpuPercent: Double?, machine: AppLifecycleMachine) {
+    package init(app: String, pid: Int32?, cgroup: String?, cpuPercent: Double?, machine: AppLifecycleMachine, source: String = "run") {
         self.init(
             app: app, pid: pid, state: machine.state, cgroup: cgroup, openTasks: machine.openTasks.count,
             backgroundSince: machine.backgroundSince, cpuPercent: cpuPercent, suspendedCount: machine.suspendedCount,
-            killed: machine.killed)
+            killed: machine.killed, source: source)
     }
 
     package var json: JSONValue {
@@ -52,6 +55,7 @@ package struct AppListEntry: Sendable, Hashable {
             "cpuPercent": .from(cpuPercent, places: 1),
             "suspendedCount": .int(suspendedCount),
             "killed": .bool(killed),
+            "source": .string(source),
         ])
     }
 }

@@ -11,11 +11,14 @@ package struct AppRegistration: Sendable {
     package var actuator: any AppActuator
     /// Where to listen for the app (`JOULE_LIFECYCLE_SOCKET`); nil: no socket.
     package var socketPath: String?
+    /// `run` (started by `joule run`) or `scope` (a desktop app's scope, from the config's `apps:`).
+    package var source: String
 
     package init(
         name: String, identity: ProcessIdentity, uid: UInt32, configuration: AppLifecycleMachine.Configuration,
-        actuator: any AppActuator, socketPath: String?
+        actuator: any AppActuator, socketPath: String?, source: String = "run"
     ) {
+        self.source = source
         self.name = name
         self.identity = identity
         self.uid = uid

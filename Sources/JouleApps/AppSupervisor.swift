@@ -207,7 +207,7 @@ package actor AppSupervisor {
             let percent = measure(&app, at: now)
             apps[name] = app
             return AppListEntry(app: name, pid: app.registration.identity.pid, cgroup: app.registration.actuator.cgroup,
-                                cpuPercent: percent, machine: app.machine)
+                                cpuPercent: percent, machine: app.machine, source: app.registration.source)
         }
     }
 

@@ -2,6 +2,7 @@ import JouleHardware
 import JouleEnergy
 import JouleWorkloads
 import JouleTransferQueue
+import JouleApps
 
 /// What `joule daemon` runs, read from YAML (`/etc/joule/joule.yaml`, or
 /// `$XDG_CONFIG_HOME/joule/joule.yaml` with `--session`). A missing file means these defaults.
@@ -71,6 +72,8 @@ package struct DaemonConfiguration: Sendable, Equatable {
     /// `battery.optimizedCharging`: hold at the limit's end (80 % without a limit) only while
     /// the learnt routine says the charger stays, to be full by the usual unplug.
     package var optimizedCharging = false
+    /// `apps:`: desktop apps managed by their scopes, by application ID.
+    package var apps: [DesktopAppRule] = []
 
     package init() {}
 

@@ -33,8 +33,7 @@ struct DaemonConfigurationReader {
             case "regions":
                 result.regions = try regions(value)
             default:
-                // apps: its issue fills it in; until then only its shape is checked.
-                if !yaml.isEmpty(value) { _ = try yaml.mapping(value, name, allowed: nil) }
+                result.apps = try apps(value)
             }
         }
         return result

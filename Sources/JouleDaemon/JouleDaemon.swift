@@ -115,6 +115,8 @@ package actor JouleDaemon {
     private var chargeLimit: DaemonChargeLimit?
     /// The account of every sleep (issue 36), through logind on the system bus.
     private var sleep: DaemonSleep?
+    /// The config's `apps:`: desktop apps supervised by their scopes (issue 35).
+    private var desktopApps: DaemonDesktopApps?
     private let follower = DaemonEventFollower()
 
     package init(options: Options, log: @escaping @Sendable (String) -> Void) throws(Failure) {
@@ -223,6 +225,7 @@ package actor JouleDaemon {
                 reports: options.stateDirectory.map { ReportStore(directory: $0.reports) }, log: log)
             try await apps.start(lowPowerMode: conditions.lowPowerMode, thermalState: conditions.thermalState)
             self.apps = apps
+            desktopApps = DaemonDesktopApps(supervisor: apps.supervisor, rules: configuration.apps, procRoot: options.procRoot, log: log)
             // Only one daemon may own the knobs: the name is taken before any is touched.
             try await bus.requestName(EnergyBus.busName)
             if transfers != nil { try await bus.requestName(TransfersBus.busName) }
@@ -248,6 +251,7 @@ package actor JouleDaemon {
         await workloads.start(configuration, states: await states())
         self.transfers = transfers
         await history?.start()
+        await desktopApps?.start()
         await sleep.takeLock()
         await transfers?.start(finished: { transfer in await history?.transferFinished(transfer) })
         await startMetrics(engine: engine, workloads: workloads, transfers: transfers)
@@ -263,6 +267,7 @@ package actor JouleDaemon {
         await location.stop()
         await sleep.stop()
         await history?.stop()
+        await desktopApps?.stop()
         await apps?.stop()
         await workloads.stop()
         await engine.setSuppliesObserver(nil)
@@ -611,6 +616,7 @@ package actor JouleDaemon {
             await engine?.setPowerConfiguration(fresh.power)
             await actuation?.reconfigure(actuators: fresh.actuators, knobs: fresh.knobs)
             await workloads?.start(fresh, states: await states())
+            if fresh.apps != old.apps { await desktopApps?.reload(fresh.apps) }
             await transfers?.reload(fresh.transfers)
             await metrics?.apply(fresh.metrics)
             if fresh.chargeLimit != old.chargeLimit || fresh.optimizedCharging != old.optimizedCharging {

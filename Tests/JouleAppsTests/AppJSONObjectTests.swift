@@ -20,7 +20,7 @@ import Testing
     @Test func aListEntryHasItsKeysInOrderAndNullForUnknownNumbers() {
         let fresh = AppListEntry(app: "editor", pid: 17, cgroup: nil, cpuPercent: nil, machine: AppLifecycleMachine())
         #expect(fresh.json.serialized
-            == #"{"app":"editor","pid":17,"state":"active","cgroup":null,"openTasks":0,"backgroundSince":null,"cpuPercent":null,"suspendedCount":0,"killed":false}"#)
+            == #"{"app":"editor","pid":17,"state":"active","cgroup":null,"openTasks":0,"backgroundSince":null,"cpuPercent":null,"suspendedCount":0,"killed":false,"source":"run"}"#)
     }
 
     @Test func aListEntryFollowsItsMachine() {
@@ -30,7 +30,7 @@ import Testing
         _ = machine.receive(.beginBackgroundTask(name: "sync"), connection: 3, at: 1_700_000_002)
         let entry = AppListEntry(app: "sync-app", pid: 99, cgroup: "/joule.slice/app-sync.scope", cpuPercent: 12.345, machine: machine)
         #expect(entry.json.serialized
-            == #"{"app":"sync-app","pid":99,"state":"background","cgroup":"/joule.slice/app-sync.scope","openTasks":1,"backgroundSince":1700000001,"cpuPercent":12.3,"suspendedCount":0,"killed":false}"#)
+            == #"{"app":"sync-app","pid":99,"state":"background","cgroup":"/joule.slice/app-sync.scope","openTasks":1,"backgroundSince":1700000001,"cpuPercent":12.3,"suspendedCount":0,"killed":false,"source":"run"}"#)
     }
 
     @Test func theCPUFatalDetailIsWordedAsCPUMonitorReportsAreAndNamesTheSubtype() {

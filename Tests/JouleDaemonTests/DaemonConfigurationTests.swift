@@ -1,5 +1,6 @@
 import Foundation
 @testable import JouleHardware
+import JouleApps
 @testable import JouleEnergy
 @testable import JouleWorkloads
 @testable import JouleTransferQueue
@@ -151,6 +152,16 @@ struct DaemonConfigurationTests {
         #expect(throws: ConfigurationError.self) { try DaemonConfiguration.load(path: config.path) }
     }
 
+    @Test func desktopAppsAreReadWithTheirLimits() throws {
+        let config = try DaemonConfiguration.parse(
+            yaml: "apps:\n  - id: org.mozilla.firefox\n    grace: 10\n    backgroundBudget: 60\n    cpuLimit: 50\n    suspend: false\n  - id: org.gnome.Calculator\n",
+            file: "joule.yaml")
+        #expect(config.apps.map(\.id) == ["org.mozilla.firefox", "org.gnome.Calculator"])
+        let firefox = config.apps[0].configuration
+        #expect(firefox.grace == .seconds(10) && firefox.backgroundBudget == .seconds(60) && firefox.cpuLimitPercent == 50 && !firefox.suspends)
+        #expect(config.apps[1].configuration == AppLifecycleMachine.Configuration())
+    }
+
     @Test(arguments: [
         ("colour: blue\n", "joule.yaml:1:1: colour: unknown key (expected lowPowerMode, enforce, cpuMonitor, beacons, transfers, apps, metrics, battery, location, regions)"),
         ("location:\n  source: \"replay:/tmp/x\"\n", "joule.yaml:2:11: location.source: a replay runs on its own time, not the daemon's: use auto, gpsd, geoclue or fixed:LAT,LON[,ACCURACY]"),
@@ -189,6 +200,12 @@ struct DaemonConfigurationTests {
         ("battery:\n  chargeLimit: sometimes\n", "joule.yaml:2:16: battery.chargeLimit: expected {start: START, end: END} or off, found \"sometimes\""),
         ("battery:\n  chargeLimit:\n    stop: 80\n", "joule.yaml:3:5: battery.chargeLimit.stop: unknown key"),
         ("battery:\n  optimizedCharging: sometimes\n", "joule.yaml:2:22: battery.optimizedCharging: expected true or false"),
+        ("apps:\n  - grace: 5\n", "joule.yaml:2:5: apps[0]: missing key `id`"),
+        ("apps:\n  - id: a b\n", "joule.yaml:2:9: apps[0].id: expected an application ID such as org.mozilla.firefox"),
+        ("apps:\n  - id: x\n  - id: x\n", "joule.yaml:3:9: apps[1].id: x is listed twice"),
+        ("apps:\n  - id: x\n    cpuLimit: 0\n", "joule.yaml:3:15: apps[0].cpuLimit: must be above 0"),
+        ("apps:\n  - id: x\n    colour: red\n", "joule.yaml:3:5: apps[0].colour: unknown key"),
+        ("apps: {id: x}\n", "joule.yaml:1:7: apps: expected a list"),
     ])
     func errorsNameFileLineColumnAndKey(_ yaml: String, _ expected: String) {
         let message = Self.failure(yaml)
