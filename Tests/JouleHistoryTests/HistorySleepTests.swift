@@ -252,4 +252,18 @@ extension HistorySleepTests {
             }
         }
     }
+
+    /// Found while extending the history fuzz target to sleeps: a damaged row's sleep that began
+    /// at -1e308 (finite, and overlapping any range) had its start written as null, which its own
+    /// decoder refuses.
+    @Test func anAbsurdButFiniteSleepReadsBack() throws {
+        let sleep = SleepRecord(
+            start: -1e308, end: 1_000, energyBeforeWh: 1e308, energyAfterWh: nil, drainPercentPerHour: -1e307, drainW: nil,
+            wakeReason: nil, mode: nil)
+        let timeline = HistoryTimeline(since: 0, until: 2_000, source: .file, database: nil, samples: [], entries: [], sleeps: [sleep])
+        #expect(try HistoryTimeline(json: timeline.json.serialized).sleeps == [sleep])
+        _ = HistorySummary(timeline).text(timeZone: Self.utc)
+        let svg = HistoryChart(timeline: timeline, options: HistoryChart.Options(timeZone: Self.utc)).svg()
+        #expect(!svg.contains("nan") && !svg.contains("inf"))
+    }
 }
