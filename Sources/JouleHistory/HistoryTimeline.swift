@@ -58,6 +58,13 @@ package struct HistoryTimeline: Sendable, Hashable {
         sleeps.removeAll { $0.end < first }
     }
 
+    /// Adds sleeps not already present, keeping them oldest first: a sleep across the seam of
+    /// two `GetHistory` windows comes in both.
+    package mutating func merge(sleeps more: [SleepRecord]) {
+        for sleep in more where !sleeps.contains(sleep) { sleeps.append(sleep) }
+        sleeps.sort { ($0.start, $0.end) < ($1.start, $1.end) }
+    }
+
     /// Adds markers (reports read by the client) that are in range and not already present,
     /// keeping the entries in time order.
     package mutating func merge(_ more: [HistoryEntry]) {

@@ -267,3 +267,22 @@ extension HistorySleepTests {
         #expect(!svg.contains("nan") && !svg.contains("inf"))
     }
 }
+
+extension HistorySleepTests {
+    @Test func sleepsMergeOnceAndInOrder() {
+        var timeline = Self.timeline()
+        timeline.merge(sleeps: [Self.unknown, Self.lunch, Self.night])
+        #expect(timeline.sleeps == [Self.night, Self.lunch, Self.unknown])
+        var empty = Self.timeline()
+        empty.sleeps = []
+        empty.merge(sleeps: [Self.unknown, Self.night])
+        #expect(empty.sleeps == [Self.night, Self.unknown])
+    }
+
+    /// A young history drops the sleeps that ended before its first row, as it drops markers.
+    @Test func aYoungHistoryDropsTheSleepsBeforeItsFirstRow() {
+        var timeline = Self.timeline()
+        timeline.startAtFirstRow(20_000)
+        #expect(timeline.sleeps == [Self.night, Self.unknown])
+    }
+}
