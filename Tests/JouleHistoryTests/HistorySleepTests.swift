@@ -286,3 +286,25 @@ extension HistorySleepTests {
         #expect(timeline.sleeps == [Self.night, Self.unknown])
     }
 }
+
+extension HistorySleepTests {
+    @Test func thePageListsTheSleeps() {
+        let page = HistoryPage(chart: HistoryChart(timeline: Self.timeline(), options: HistoryChart.Options(timeZone: Self.utc))).html()
+        #expect(page.contains("<h2>Sleeps</h2>"))
+        #expect(page.contains("<tr><td>02:00:00</td><td>slept 1h 0m (s2idle): 4.25 %/h, 2.5 W, woke by ACPI PNP0C0D:00 (wakeup_count +1) — drains fast (over 2 %/h)</td></tr>"))
+        var none = Self.timeline()
+        none.sleeps = []
+        #expect(!HistoryPage(chart: HistoryChart(timeline: none, options: HistoryChart.Options(timeZone: Self.utc))).html().contains("Sleeps"))
+    }
+
+    /// The move's log names sleeps only when the legacy file had some (an older joule's has none).
+    @Test func theMoveNamesSleepsOnlyWhenThereWereSome() {
+        var move = HistoryStore.LegacyMove(
+            from: "/s/transfers.db", to: "/s/history.db",
+            copied: ["history_samples": 2, "history_temperatures": 4, "history_entries": 1], dropFailure: nil)
+        #expect(move.description == "history: moved 2 rows (4 temperature readings) and 1 marker from /s/transfers.db to /s/history.db")
+        move.copied["history_sleeps"] = 3
+        #expect(move.description
+            == "history: moved 2 rows (4 temperature readings), 3 sleeps and 1 marker from /s/transfers.db to /s/history.db")
+    }
+}
