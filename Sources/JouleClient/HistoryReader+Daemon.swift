@@ -34,7 +34,8 @@ extension HistoryReader {
     package static let oldestKept: Double = HistoryRetention().keep + window
 
     /// `GetHistory` week by week, joined. Windows share their boundary (both ends are
-    /// inclusive), so rows the previous window already had are dropped.
+    /// inclusive), so rows the previous window already had are dropped, and a sleep across
+    /// the seam comes once.
     package static func fetch(_ daemon: DaemonClient, since: Double, until: Double) async throws(BusError) -> HistoryTimeline {
         // Nothing older than the retention's year is kept: a range reaching further back would
         // only cost empty week-long calls (--since 100000d made 14,000 of them).
@@ -48,6 +49,7 @@ extension HistoryReader {
                 whole.samples += part.samples.filter { $0.timestamp > last }
                 whole.until = part.until
                 whole.merge(part.entries)
+                whole.merge(sleeps: part.sleeps)
                 joined = whole
             } else {
                 // The first window, or one the daemon started at its first row (its history is

@@ -6,8 +6,9 @@ import JouleHistory
 
 /// The daemon's history recorder: a row of the engines' readings every minute and on each
 /// change they announce (Low Power Mode, thermal state, charge state, line power, a supply
-/// coming or going), the measured power from the energy meter when there is one, and a
-/// marker for each finished transfer; kept in `HistoryStore`.
+/// coming or going), the measured power from the energy meter when there is one, a marker
+/// for each finished transfer, and each sleep the daemon accounts for at resume; kept in
+/// `HistoryStore`.
 ///
 /// Frugal: one timer (the minute), rows and markers written in batches (every 10 of either or
 /// 10 minutes, when stopping, and before a read, so readers always see everything), the
@@ -32,6 +33,7 @@ actor DaemonHistory {
     private let log: @Sendable (String) -> Void
     private var pending: [HistorySample] = []
     private var pendingEntries: [HistoryEntry] = []
+    private var pendingSleeps: [SleepRecord] = []
     private var lowPowerModeReason: String?
     private var recordedChargeState: PowerSupplyState?
     private var lastRetention = -Double.infinity
@@ -129,14 +131,31 @@ actor DaemonHistory {
         if pendingEntries.count >= settings.flushRows, failing == nil { flush() }
     }
 
+    /// A sleep, noted at resume (issue 36). Written at once through `flush`, with whatever rows
+    /// and markers are pending: sleeps are a few a day, and one noted just after a resume
+    /// should survive the next crash. A write the store refuses keeps it for the next flush, as
+    /// rows are kept. A record the table cannot hold (a time that is not finite, an end before
+    /// its start) is logged and dropped: kept, it would fail every later write with it.
+    func recordSleep(_ record: SleepRecord) async {
+        guard record.start.isFinite, record.end.isFinite, record.end >= record.start else {
+            log("history: not recording a sleep from \(record.start) to \(record.end): its times are not a span")
+            return
+        }
+        pendingSleeps.append(record)
+        if pendingSleeps.count > settings.pendingLimit { pendingSleeps.removeFirst(pendingSleeps.count - settings.pendingLimit) }
+        flush()
+    }
+
     /// The history between `since` and `until` as `uid` may see it (its own transfers; root
     /// and nil see all), with the reports of the state directory; pending rows are written first.
+    /// Sleeps are the machine's, not a user's: every caller sees them all.
     /// A history younger than the range starts at its first row.
     func timeline(since: Double, until: Double, visibleTo uid: UInt32?) throws(HistoryStoreError) -> HistoryTimeline {
         flush()
         let (samples, entries) = try store.read(since: since, until: until, visibleTo: uid)
         var timeline = HistoryTimeline(
-            since: since, until: until, source: .daemon, database: store.database.path, samples: samples, entries: entries)
+            since: since, until: until, source: .daemon, database: store.database.path, samples: samples, entries: entries,
+            sleeps: try store.readSleeps(since: since, until: until))
         timeline.startAtFirstRow(try store.firstRowTime())
         if let reports { timeline.merge(HistoryEntry.reports(in: reports).entries) }
         return timeline
@@ -210,17 +229,21 @@ actor DaemonHistory {
     }
 
     private func flush() {
-        guard !pending.isEmpty || !pendingEntries.isEmpty else { return }
+        guard !pending.isEmpty || !pendingEntries.isEmpty || !pendingSleeps.isEmpty else { return }
         pending.sort { $0.timestamp < $1.timestamp }
         do {
-            try store.append(pending, entries: pendingEntries)
+            try store.append(pending, entries: pendingEntries, sleeps: pendingSleeps)
             pending = []
             pendingEntries = []
+            pendingSleeps = []
             if failing != nil { log("history: writing again") }
             failing = nil
         } catch {
             let message = "\(error)"
-            if failing != message { log("history: cannot write \(pending.count) rows (kept for the next try): \(message)") }
+            if failing != message {
+                let sleeps = pendingSleeps.isEmpty ? "" : " and \(pendingSleeps.count) sleep\(pendingSleeps.count == 1 ? "" : "s")"
+                log("history: cannot write \(pending.count) rows\(sleeps) (kept for the next try): \(message)")
+            }
             failing = message
         }
     }

@@ -484,8 +484,9 @@ package actor JouleDaemon {
         }
     }
 
-    /// A sleep the account noted: announced when it drained fast.
+    /// A sleep the account noted: into the history, and announced when it drained fast.
     private func accounted(_ record: SleepRecord) async {
+        await history?.recordSleep(record)
         if record.isFlagged { await service?.sleepFlagged(record) }
     }
 

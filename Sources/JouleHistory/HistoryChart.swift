@@ -5,7 +5,8 @@ import JouleEnergy
 /// The history as one SVG picture, in the manner of GNOME Power Statistics but on one time
 /// axis: the battery's charge (coloured by charge state), the measured power beside the
 /// batteries' own rate, every temperature sensor, and bands for Low Power Mode (by source),
-/// the thermal state and line power, with report and transfer markers. Time with no rows is
+/// the thermal state, line power, the charge limit's hold and sleeps (a drain that was too
+/// fast in a warmer colour), with report and transfer markers. Time with no rows is
 /// hatched as "no data" and no line crosses it. Where everything goes is worked out first
 /// (`HistoryChartLayout`: no label overlaps another or leaves the picture); the SVG is written
 /// from that. Pure: the same timeline and options give the same text.
@@ -77,6 +78,7 @@ package struct HistoryChart: Sendable {
         temperaturePanel(&svg)
         bands(&svg)
         noData(&svg)
+        bandRuns(&svg, overGaps: true)
         markers(&svg)
         for tick in layout.ticks {
             let tx = SVGWriter.number(x(tick))
@@ -255,7 +257,13 @@ package struct HistoryChart: Sendable {
                 ("height", n(HistoryChartLayout.bandHeight)), ("fill", HistoryPalette.bandOff),
             ])
         }
-        for run in layout.bandRuns {
+        bandRuns(&svg, overGaps: false)
+    }
+
+    /// The runs drawn under the "no data" hatching, or (sleeps) over it.
+    private func bandRuns(_ svg: inout SVGWriter, overGaps: Bool) {
+        let n = SVGWriter.number
+        for run in layout.bandRuns where run.overGaps == overGaps {
             svg.element("rect", [
                 ("x", n(run.x)), ("y", n(bandTop(run.row))), ("width", n(run.width)),
                 ("height", n(HistoryChartLayout.bandHeight)), ("fill", run.fill),

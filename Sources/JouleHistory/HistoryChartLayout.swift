@@ -87,6 +87,9 @@ struct HistoryChartLayout: Sendable, Hashable {
         var x: Double
         var width: Double
         var fill: String
+        /// Drawn over the "no data" hatching: a sleep is known from its own record while the
+        /// rows stopped, so its band must show through the gap it makes.
+        var overGaps = false
     }
 
     struct Marker: Sendable, Hashable {
@@ -135,7 +138,8 @@ struct HistoryChartLayout: Sendable, Hashable {
     static let margin = 4.0
     static let bandHeight = 18.0, bandGap = 6.0
     static let markerRows = 3
-    static let bandNames = ["Low Power Mode", "Thermal state", "Line power"]
+    static let bandNames = ["Low Power Mode", "Thermal state", "Line power", "Charge limit", "Sleep"]
+    static let sleepRow = 4
 
     // MARK: Building
 
@@ -205,7 +209,8 @@ struct HistoryChartLayout: Sendable, Hashable {
 
         bandsTop = temperature.bottom + 16
         placeBands(intervals)
-        placeNoData(gaps, empty: samples.isEmpty)
+        placeSleeps(timeline.sleeps)
+        placeNoData(gaps, empty: samples.isEmpty, sleeps: timeline.sleeps)
         axisTop = bandsBottom + 16
         placeTimeLabels(axis)
 
@@ -215,7 +220,9 @@ struct HistoryChartLayout: Sendable, Hashable {
         }
         items += ThermalState.allCases.map { (.swatch(fill: HistoryPalette.thermal($0)), $0.description) }
         items += [
-            (.swatch(fill: HistoryPalette.lineOnline), "on AC"), (.swatch(fill: "url(#nodata)"), "no data"),
+            (.swatch(fill: HistoryPalette.lineOnline), "on AC"), (.swatch(fill: HistoryPalette.heldAtLimit), "held at the charge limit"),
+            (.swatch(fill: HistoryPalette.asleep), "asleep"), (.swatch(fill: HistoryPalette.asleepDrainedFast), "asleep, drained fast"),
+            (.swatch(fill: "url(#nodata)"), "no data"),
             (.report(color: HistoryPalette.entry(.report, "CPU_FATAL")), "report"),
             (.transfer(color: HistoryPalette.entry(.transfer, "completed")), "transfer"),
         ]
@@ -304,7 +311,8 @@ struct HistoryChartLayout: Sendable, Hashable {
         return rowEnds.filter(\.isFinite).count
     }
 
-    /// Low Power Mode, thermal state and line power as runs of one value, labelled where wide enough.
+    /// Low Power Mode, thermal state, line power and the charge limit's hold as runs of one
+    /// value, labelled where wide enough.
     private mutating func placeBands(_ intervals: [HistoryInterval]) {
         // Each value's labels, longest first: a run shows the longest that fits it.
         let rows: [(HistorySample) -> (fill: String, ink: String, labels: [String])?] = [
@@ -320,6 +328,12 @@ struct HistoryChartLayout: Sendable, Hashable {
                 return (color, HistoryPalette.ink(on: color), [sample.thermalState.description])
             },
             { sample in sample.lineOnline == true ? (HistoryPalette.lineOnline, HistoryPalette.ink(on: HistoryPalette.lineOnline), ["on AC", "AC"]) : nil },
+            // On AC yet not charging: what the kernel reports while a threshold or
+            // inhibit-charge holds the battery (a full battery says "full").
+            { sample in
+                guard sample.lineOnline == true, sample.chargeState == .notCharging else { return nil }
+                return (HistoryPalette.heldAtLimit, HistoryPalette.ink(on: HistoryPalette.heldAtLimit), ["held at the charge limit", "held"])
+            },
         ]
         for (index, value) in rows.enumerated() {
             let top = bandTop(index)
@@ -343,10 +357,37 @@ struct HistoryChartLayout: Sendable, Hashable {
         }
     }
 
-    /// "no data" in the middle of each gap wide enough for it.
-    private mutating func placeNoData(_ gaps: [ClosedRange<Double>], empty: Bool) {
-        let text = empty ? "no history recorded in this time" : "no data"
+    /// Each sleep's band over its time, in the warm colour when it drained fast, labelled with
+    /// its drain and wake reason as far as the run has room.
+    private mutating func placeSleeps(_ sleeps: [SleepRecord]) {
+        let top = bandTop(Self.sleepRow)
+        labels.append(Label(role: .bandName, text: Self.bandNames[Self.sleepRow], x: plotLeft - 8, baseline: top + 13, anchor: .end, bold: true))
+        for sleep in sleeps {
+            let start = max(sleep.start, since), end = min(sleep.end, until)
+            guard end >= start else { continue }
+            let x0 = x(start), width = max(x(end) - x0, 0.5)
+            let fill = sleep.isFlagged ? HistoryPalette.asleepDrainedFast : HistoryPalette.asleep
+            bandRuns.append(BandRun(row: Self.sleepRow, x: x0, width: width, fill: fill, overGaps: true))
+            let head = sleep.isFlagged ? "drained fast" : "asleep"
+            let rate = sleep.drainPercentPerHour.map { "\(HistorySummary.number($0)) %/h" }
+            let woke = sleep.wakeReason.map { "woke by \($0)" }
+            // The reason without its detail: "ACPI LID0 (wakeup_count +1)" as "ACPI LID0".
+            let wokeShort = sleep.wakeReason.map { "woke by " + ($0.components(separatedBy: " (").first ?? $0) }
+            var texts = [[head, rate, woke], [head, rate, wokeShort], [head, rate], sleep.isFlagged ? [rate ?? "fast"] : [head]]
+                .map { $0.compactMap { $0 }.joined(separator: " · ") }
+            texts = texts.enumerated().filter { index, text in !texts.prefix(index).contains(text) }.map(\.element)
+            if let text = texts.first(where: { width >= Self.textWidth($0, size: 11) + 10 }) {
+                labels.append(Label(role: .band, text: text, x: x0 + 5, baseline: top + 13, size: 11, color: HistoryPalette.ink(on: fill)))
+            }
+        }
+    }
+
+    /// "no data" in the middle of each gap wide enough for it; "asleep" where a sleep covers
+    /// most of the gap, since that is why there are no rows.
+    private mutating func placeNoData(_ gaps: [ClosedRange<Double>], empty: Bool, sleeps: [SleepRecord]) {
         for gap in gaps {
+            let asleep = sleeps.reduce(0.0) { $0 + max(min($1.end, gap.upperBound) - max($1.start, gap.lowerBound), 0) }
+            let text = asleep * 2 >= gap.upperBound - gap.lowerBound ? "asleep" : empty ? "no history recorded in this time" : "no data"
             let x0 = x(gap.lowerBound), width = x(gap.upperBound) - x0
             guard width >= Self.textWidth(text, size: 12) + 12 else { continue }
             labels.append(Label(

@@ -3,7 +3,7 @@ import JouleHardware
 
 /// `joule history --html`: one self-contained page (no script, no fetched style or font, so it
 /// works offline and from a mail attachment): the chart's SVG inline, the summary, the markers,
-/// and an hour-by-hour table (day by day beyond two days).
+/// the sleeps when there were any, and an hour-by-hour table (day by day beyond two days).
 package struct HistoryPage: Sendable {
     package let chart: HistoryChart
 
@@ -43,6 +43,17 @@ package struct HistoryPage: Sendable {
             page.raw("<tr><th>Time</th><th>What</th><th>Details</th></tr>")
             for row in markers {
                 page.raw("<tr><td>\(SVGWriter.escape(row.time))</td><td>\(SVGWriter.escape(row.what))</td><td>\(SVGWriter.escape(row.detail))</td></tr>")
+            }
+            page.close("table")
+        }
+
+        let sleeps = summary.sleepRows(timeZone: zone)
+        if !sleeps.isEmpty {
+            page.element("h2", content: "Sleeps")
+            page.open("table")
+            page.raw("<tr><th>Asleep from</th><th>Sleep</th></tr>")
+            for row in sleeps {
+                page.raw("<tr><td>\(SVGWriter.escape(row.time))</td><td>\(SVGWriter.escape(row.summary))</td></tr>")
             }
             page.close("table")
         }

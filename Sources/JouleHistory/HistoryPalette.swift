@@ -83,6 +83,14 @@ enum HistoryPalette {
 
     static let lineOnline = "#bbbbbb"
 
+    /// Asleep: Paul Tol's indigo, apart from every other band; a sleep that drained fast in
+    /// his vibrant red, the warmest colour of the picture's bands.
+    static let asleep = "#332288"
+    static let asleepDrainedFast = "#cc3311"
+    /// Held at the charge limit: the battery panel's green for "full / not charging", which is
+    /// what the kernel reports while a threshold or inhibit-charge holds the battery.
+    static let heldAtLimit = "#009e73"
+
     static func entry(_ entry: HistoryEntry) -> String { self.entry(entry.kind, entry.subtype) }
 
     static func entry(_ kind: HistoryEntry.Kind, _ subtype: String) -> String {

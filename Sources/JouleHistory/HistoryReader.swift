@@ -25,7 +25,8 @@ package enum HistoryReader {
             let store = try openStore(in: directory)
             let (samples, entries) = try store.read(since: since, until: until)
             var timeline = HistoryTimeline(
-                since: since, until: until, source: .file, database: store.database.path, samples: samples, entries: entries)
+                since: since, until: until, source: .file, database: store.database.path, samples: samples, entries: entries,
+                sleeps: try store.readSleeps(since: since, until: until))
             timeline.startAtFirstRow(try store.firstRowTime())
             timeline.merge(HistoryEntry.reports(in: ReportStore(directory: directory.reports)).entries)
             return timeline

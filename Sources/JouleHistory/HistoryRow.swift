@@ -15,6 +15,15 @@ enum HistoryRow {
         INSERT INTO history_entries (time, kind, id, subtype, subject, detail, pid, bytes, owner_uid)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
+    static let insertSleep = """
+        INSERT INTO history_sleeps (start_time, end_time, energy_before_wh, energy_after_wh, drain_percent_per_hour, drain_w,
+            wake_reason, mode)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    static let selectSleeps = """
+        SELECT start_time, end_time, energy_before_wh, energy_after_wh, drain_percent_per_hour, drain_w, wake_reason, mode
+        FROM history_sleeps
+        """
     static let selectSamples = """
         SELECT id, time, trigger, span, percentage, charge_state, energy_rate_w, power_w, power_source, line_online,
             low_power_mode, low_power_source, low_power_reason, thermal_state FROM history_samples
@@ -45,6 +54,23 @@ enum HistoryRow {
             .real(entry.timestamp), .text(entry.kind.rawValue), .text(entry.id), .text(entry.subtype), .text(entry.subject),
             .from(entry.detail), .from(entry.pid), .from(entry.bytes), .from(entry.ownerUID.map(Int64.init)),
         ]
+    }
+
+    static func values(_ sleep: SleepRecord) -> [SQLiteValue] {
+        [
+            .real(sleep.start), .real(sleep.end), .from(sleep.energyBeforeWh), .from(sleep.energyAfterWh),
+            .from(sleep.drainPercentPerHour), .from(sleep.drainW), .from(sleep.wakeReason), .from(sleep.mode),
+        ]
+    }
+
+    /// A row of `selectSleeps`. Its times must be finite and in order: the JSON contract has no
+    /// null time, so a damaged row would make a reply its own decoder refuses.
+    static func sleep(_ row: SQLiteRow) throws(HistoryRowError) -> SleepRecord {
+        guard let start = row[0].double, start.isFinite else { throw HistoryRowError(column: "start_time", value: row[0]) }
+        guard let end = row[1].double, end.isFinite, end >= start else { throw HistoryRowError(column: "end_time", value: row[1]) }
+        return SleepRecord(
+            start: start, end: end, energyBeforeWh: row[2].double, energyAfterWh: row[3].double, drainPercentPerHour: row[4].double,
+            drainW: row[5].double, wakeReason: row[6].text, mode: row[7].text)
     }
 
     /// A row of `selectSamples` (its id first) with its readings.

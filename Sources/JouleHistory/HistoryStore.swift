@@ -54,6 +54,21 @@ package final class HistoryStore: Sendable {
         );
         CREATE INDEX history_entries_time ON history_entries (time);
         """,
+        """
+        -- Each sleep the daemon accounted for at resume (issue 36); NULL where unknown, never 0.
+        -- Machine-wide: every reader of the history sees them. Times as history_samples.time.
+        CREATE TABLE history_sleeps (
+            start_time REAL NOT NULL,
+            end_time REAL NOT NULL CHECK (end_time >= start_time),
+            energy_before_wh REAL,
+            energy_after_wh REAL,
+            drain_percent_per_hour REAL,
+            drain_w REAL,
+            wake_reason TEXT,
+            mode TEXT
+        );
+        CREATE INDEX history_sleeps_end ON history_sleeps (end_time);
+        """,
     ])
 
     /// The file, in the state directory.
@@ -109,7 +124,9 @@ package final class HistoryStore: Sendable {
                 let count = copied[table] ?? 0
                 return "\(count) \(noun)\(count == 1 ? "" : "s")"
             }
-            let moved = "history: moved \(count("history_samples", "row")) (\(count("history_temperatures", "temperature reading")))"
+            // Sleeps are named only when there were some: an older joule's file has none.
+            let sleeps = (copied["history_sleeps"] ?? 0) > 0 ? ", \(count("history_sleeps", "sleep"))" : ""
+            let moved = "history: moved \(count("history_samples", "row")) (\(count("history_temperatures", "temperature reading")))\(sleeps)"
                 + " and \(count("history_entries", "marker")) from \(from) to \(to)"
             switch (copied.isEmpty, dropFailure) {
             case (false, nil): return moved
@@ -237,14 +254,20 @@ package final class HistoryStore: Sendable {
 
     // MARK: writing
 
-    /// Appends rows and markers in one transaction (the daemon's batch).
-    package func append(_ samples: [HistorySample], entries: [HistoryEntry] = []) throws(HistoryStoreError) {
+    /// Appends rows, markers and sleeps in one transaction (the daemon's batch).
+    package func append(_ samples: [HistorySample], entries: [HistoryEntry] = [], sleeps: [SleepRecord] = []) throws(HistoryStoreError) {
         try run {
             try database.transaction { db in
                 try Self.insert(samples, db)
                 for entry in entries { try db.execute(HistoryRow.insertEntry, HistoryRow.values(entry)) }
+                for sleep in sleeps { try db.execute(HistoryRow.insertSleep, HistoryRow.values(sleep)) }
             }
         }
+    }
+
+    /// Appends one sleep.
+    package func appendSleep(_ record: SleepRecord) throws(HistoryStoreError) {
+        try append([], sleeps: [record])
     }
 
     private static func insert(_ samples: [HistorySample], _ db: SQLiteConnection) throws {
@@ -281,6 +304,8 @@ package final class HistoryStore: Sendable {
                 try Self.insert(hourly, db)
                 var deleted = try Self.delete(db, where: "time < ?", [.real(oldest)])
                 deleted += try db.execute("DELETE FROM history_entries WHERE time < ?", [.real(oldest)])
+                // Sleeps are a few rows a day: kept whole as long as anything is, gone once ended before it.
+                deleted += try db.execute("DELETE FROM history_sleeps WHERE end_time < ?", [.real(oldest)])
                 return RetentionOutcome(aggregated: old.count, hourly: hourly.count, deleted: deleted)
             }
         }
@@ -317,6 +342,30 @@ package final class HistoryStore: Sendable {
                     }
                 }
                 return (samples.map(\.sample), entries)
+            }
+        }
+    }
+
+    /// The sleeps overlapping `since…until` (inclusive), oldest first. They are the machine's,
+    /// not a user's: every reader sees them. A file of an older schema (opened read only before
+    /// the daemon upgraded it) has none.
+    package func readSleeps(since: Double, until: Double) throws(HistoryStoreError) -> [SleepRecord] {
+        let path = database.path
+        return try run {
+            try database.withConnection { db in
+                let table = try db.query(
+                    "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'history_sleeps'", [])
+                guard table.first?[0].int64 == 1 else { return [] }
+                var sleeps: [SleepRecord] = []
+                let rows = try db.query(
+                    "\(HistoryRow.selectSleeps) WHERE end_time >= ? AND start_time <= ? ORDER BY start_time, end_time",
+                    [.real(since), .real(until)])
+                for row in rows {
+                    do throws(HistoryRowError) { sleeps.append(try HistoryRow.sleep(row)) } catch {
+                        throw HistoryStoreError.corrupt(path: path, detail: "history_sleeps: \(error.description)")
+                    }
+                }
+                return sleeps
             }
         }
     }

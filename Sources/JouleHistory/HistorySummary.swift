@@ -34,6 +34,8 @@ package struct HistorySummary: Sendable {
     package var thermal: [(state: ThermalState, seconds: Double)]
     package var hottest: [Hottest]
     package var entries: [HistoryEntry]
+    /// Oldest first.
+    package var sleeps: [SleepRecord]
 
     package init(_ timeline: HistoryTimeline) {
         let intervals = HistoryInterval.intervals(timeline.samples, since: timeline.since, until: timeline.until)
@@ -76,6 +78,7 @@ package struct HistorySummary: Sendable {
             return readings.max { $0.0 < $1.0 }.map { Hottest(sensor: sensor.sensor, label: sensor.label, celsius: $0.0, time: $0.1) }
         }
         entries = timeline.entries
+        sleeps = timeline.sleeps
     }
 
     /// Label and value pairs, in the order printed: the CLI's lines and the page's table.
@@ -107,7 +110,20 @@ package struct HistorySummary: Sendable {
         }
         let reports = entries.filter { $0.kind == .report }.count, transfers = entries.count - reports
         figures.append(("Markers", "\(reports) report\(reports == 1 ? "" : "s"), \(transfers) transfer\(transfers == 1 ? "" : "s")"))
+        // Only when there were some: a history without sleeps reads as it did before issue 36.
+        if !sleeps.isEmpty {
+            let fast = sleeps.filter(\.isFlagged).count
+            figures.append(("Sleeps", "\(sleeps.count)" + (fast > 0
+                ? ", \(fast) drain\(fast == 1 ? "s" : "") fast (over \(Self.number(SleepRecord.flagPercentPerHour)) %/h)" : "")))
+        }
         return figures
+    }
+
+    /// The sleeps as rows: when each began, and its `SleepRecord.summary` (which says when it
+    /// drained fast and what woke it).
+    package func sleepRows(timeZone: TimeZone) -> [(time: String, summary: String)] {
+        let format = Self.formatter(until - since <= 86_400 ? "HH:mm:ss" : "yyyy-MM-dd HH:mm", timeZone)
+        return sleeps.map { (format.string(from: Date(timeIntervalSince1970: $0.start)), $0.summary) }
     }
 
     /// The markers as rows: time, what, details.
@@ -126,9 +142,17 @@ package struct HistorySummary: Sendable {
     package func text(timeZone: TimeZone) -> String {
         let figures = figures(timeZone: timeZone)
         let width = (figures.map(\.0.count).max() ?? 0) + 2
-        var lines = figures.map { ($0.0 + ":").padding(toLength: width, withPad: " ", startingAt: 0) + $0.1 }
-        for row in markerRows(timeZone: timeZone) {
-            lines.append("  \(row.time)  \(row.what)" + (row.detail.isEmpty ? "" : "  (\(row.detail))"))
+        var lines: [String] = []
+        for (label, value) in figures {
+            lines.append((label + ":").padding(toLength: width, withPad: " ", startingAt: 0) + value)
+            // Each list under its own figure.
+            if label == "Markers" {
+                for row in markerRows(timeZone: timeZone) {
+                    lines.append("  \(row.time)  \(row.what)" + (row.detail.isEmpty ? "" : "  (\(row.detail))"))
+                }
+            } else if label == "Sleeps" {
+                for row in sleepRows(timeZone: timeZone) { lines.append("  \(row.time)  \(row.summary)") }
+            }
         }
         return lines.joined(separator: "\n")
     }

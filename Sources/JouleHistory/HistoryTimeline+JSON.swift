@@ -4,7 +4,7 @@ import JouleEnergy
 
 extension HistoryTimeline {
     /// `joule history --json` and `GetHistory`: the range, where it came from, the sensors
-    /// with their labels, the rows and the markers, oldest first; unknown values are null.
+    /// with their labels, the rows, the markers and the sleeps, oldest first; unknown values are null.
     package var json: JSONValue {
         let sensors = self.sensors
         let labels = Dictionary(sensors.map { ($0.sensor, $0.label) }, uniquingKeysWith: { a, _ in a })
@@ -14,6 +14,17 @@ extension HistoryTimeline {
             "sensors": .array(sensors.map { .object(["sensor": .string($0.sensor), "label": .from($0.label)]) }),
             "samples": .array(samples.map { Self.json($0, labels: labels) }),
             "entries": .array(entries.map(Self.json)),
+            "sleeps": .array(sleeps.map(Self.json)),
+        ])
+    }
+
+    /// Issue 36's keys, times in Unix seconds as the rows', and `flagged` (`SleepRecord.isFlagged`).
+    static func json(_ sleep: SleepRecord) -> JSONValue {
+        .object([
+            "start": .from(sleep.start, places: 3), "end": .from(sleep.end, places: 3),
+            "energyBeforeWh": .from(sleep.energyBeforeWh, places: 3), "energyAfterWh": .from(sleep.energyAfterWh, places: 3),
+            "drainPercentPerHour": .from(sleep.drainPercentPerHour, places: 3), "drainW": .from(sleep.drainW, places: 3),
+            "wakeReason": .from(sleep.wakeReason), "mode": .from(sleep.mode), "flagged": .bool(sleep.isFlagged),
         ])
     }
 
@@ -43,7 +54,8 @@ extension HistoryTimeline {
 
     /// Reads back `json` (a daemon's `GetHistory` reply). Every key is required with its
     /// contract type, null where allowed; unknown keys are ignored. A bad key is named as
-    /// `samples[3].thermalState`.
+    /// `samples[3].thermalState`. `sleeps` alone may be missing: a daemon older than issue 36
+    /// has none to send, and its reply still reads.
     package init(json text: String) throws(JSONDecodingError) {
         try self.init(json: JSONObjectReader.parse(text))
     }
@@ -67,11 +79,34 @@ extension HistoryTimeline {
         for (index, item) in try root.required("entries", "an array", \.arrayValue).enumerated() {
             entries.append(try Self.entry(Self.reader(item, "entries[\(index)]")))
         }
+        var sleeps: [SleepRecord] = []
+        if object["sleeps"] != nil {
+            for (index, item) in try root.required("sleeps", "an array", \.arrayValue).enumerated() {
+                sleeps.append(try Self.sleep(Self.reader(item, "sleeps[\(index)]")))
+            }
+        }
         self.init(
             since: try root.required("since", "Unix seconds", \.doubleValue),
             until: try root.required("until", "Unix seconds", \.doubleValue),
             source: try root.required("source", "daemon or file") { $0.stringValue.flatMap(Source.init(rawValue:)) },
-            database: try root.optional("database", "a path", \.stringValue), samples: samples, entries: entries)
+            database: try root.optional("database", "a path", \.stringValue), samples: samples, entries: entries, sleeps: sleeps)
+    }
+
+    /// `flagged` must be a boolean but is not kept: the record derives it from its drain.
+    private static func sleep(_ reader: JSONObjectReader) throws(JSONDecodingError) -> SleepRecord {
+        let start = try reader.required("start", "Unix seconds", \.doubleValue)
+        let end = try reader.required("end", "Unix seconds not before start (\(JSONValue.from(start, places: 3).serialized))") { value in
+            value.doubleValue.flatMap { $0 >= start ? $0 : nil }
+        }
+        let record = SleepRecord(
+            start: start, end: end, energyBeforeWh: try reader.optional("energyBeforeWh", "watt-hours", \.doubleValue),
+            energyAfterWh: try reader.optional("energyAfterWh", "watt-hours", \.doubleValue),
+            drainPercentPerHour: try reader.optional("drainPercentPerHour", "percent per hour", \.doubleValue),
+            drainW: try reader.optional("drainW", "watts", \.doubleValue),
+            wakeReason: try reader.optional("wakeReason", "a string", \.stringValue),
+            mode: try reader.optional("mode", "a mem_sleep mode", \.stringValue))
+        _ = try reader.required("flagged", "true or false", \.boolValue)
+        return record
     }
 
     private static func reader(_ value: JSONValue, _ key: String) throws(JSONDecodingError) -> JSONObjectReader {

@@ -1,7 +1,8 @@
 import JouleHardware
+import JouleEnergy
 
-/// What `joule history` reads and draws: the rows and the markers between two times, and
-/// where they came from. Its JSON is `joule history --json` and the daemon's `GetHistory`.
+/// What `joule history` reads and draws: the rows, the markers and the sleeps between two
+/// times, and where they came from. Its JSON is `joule history --json` and the daemon's `GetHistory`.
 package struct HistoryTimeline: Sendable, Hashable {
     /// Where the rows came from: the daemon over D-Bus, or the database file read directly.
     package enum Source: String, Sendable, Hashable {
@@ -17,9 +18,13 @@ package struct HistoryTimeline: Sendable, Hashable {
     package var samples: [HistorySample]
     /// Oldest first.
     package var entries: [HistoryEntry]
+    /// The sleeps overlapping the range, oldest first (issue 36): the machine's, seen by everyone
+    /// who may read the history.
+    package var sleeps: [SleepRecord]
 
     package init(
-        since: Double, until: Double, source: Source, database: String?, samples: [HistorySample], entries: [HistoryEntry]
+        since: Double, until: Double, source: Source, database: String?, samples: [HistorySample], entries: [HistoryEntry],
+        sleeps: [SleepRecord] = []
     ) {
         self.since = since
         self.until = until
@@ -27,6 +32,7 @@ package struct HistoryTimeline: Sendable, Hashable {
         self.database = database
         self.samples = samples
         self.entries = entries
+        self.sleeps = sleeps
     }
 
     /// Every temperature sensor in the rows, in order of first appearance, with its latest label.
@@ -44,11 +50,19 @@ package struct HistoryTimeline: Sendable, Hashable {
 
     /// Starts the range at `first`, the history's oldest row, when that is inside it: a history
     /// younger than the range (a new daemon, asked for the default 24 h) was never recorded
-    /// before it, so that time is not "no data". Markers before it go with it.
+    /// before it, so that time is not "no data". Markers and sleeps before it go with it.
     package mutating func startAtFirstRow(_ first: Double?) {
         guard let first, first > since, first <= until else { return }
         since = first
         entries.removeAll { $0.timestamp < first }
+        sleeps.removeAll { $0.end < first }
+    }
+
+    /// Adds sleeps not already present, keeping them oldest first: a sleep across the seam of
+    /// two `GetHistory` windows comes in both.
+    package mutating func merge(sleeps more: [SleepRecord]) {
+        for sleep in more where !sleeps.contains(sleep) { sleeps.append(sleep) }
+        sleeps.sort { ($0.start, $0.end) < ($1.start, $1.end) }
     }
 
     /// Adds markers (reports read by the client) that are in range and not already present,

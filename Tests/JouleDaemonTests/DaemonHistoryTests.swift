@@ -255,4 +255,43 @@ final class FixedEnergy: EnergySnapshotSource {
         #expect(DaemonHistory.open(stateDirectory: directory, engine: engine, energy: nil, log: { log.append($0) }) != nil)
         #expect(log.all.count == 1)
     }
+
+    /// Issue 36: a sleep noted at resume is written at once (with the rows pending), and every
+    /// caller sees it: the machine's sleeps are not a user's, as transfers are.
+    @Test func aSleepIsWrittenAtOnceAndEveryCallerSeesIt() async throws {
+        let rig = try await Self.rig(flushRows: 10)
+        await rig.history.start()
+        let sleep = SleepRecord(
+            start: 1_000_010, end: 1_000_050, energyBeforeWh: 40, energyAfterWh: 39.9, drainPercentPerHour: 11.25, drainW: 9,
+            wakeReason: "ACPI LID0", mode: "s2idle")
+        await rig.history.recordSleep(sleep)
+        #expect(try rig.store.readSleeps(since: 0, until: 2e6) == [sleep])
+        #expect(try Self.stored(rig).map(\.trigger) == [.start])
+        for uid: UInt32? in [nil, 0, 1000, 1001] {
+            #expect(try await rig.history.timeline(since: 990_000, until: 1_000_100, visibleTo: uid).sleeps == [sleep], "\(String(describing: uid))")
+        }
+        // One that is not a span is logged and dropped; the writes after it go on.
+        await rig.history.recordSleep(SleepRecord(
+            start: 1_000_100, end: .nan, energyBeforeWh: nil, energyAfterWh: nil, drainPercentPerHour: nil, drainW: nil, wakeReason: nil, mode: nil))
+        #expect(rig.log.all.contains { $0.hasPrefix("history: not recording a sleep from 1000100.0 to nan") })
+        await rig.history.stop()
+        #expect(try rig.store.readSleeps(since: 0, until: 2e6) == [sleep])
+        #expect(try Self.stored(rig).map(\.trigger) == [.start, .stop])
+    }
+
+    /// A sleep the store refuses waits for the next write, as rows do.
+    @Test func aSleepTheStoreRefusesWaitsForTheNextWrite() async throws {
+        let rig = try await Self.rig(flushRows: 10)
+        try rig.store.database.execute("ALTER TABLE history_sleeps RENAME TO held")
+        let sleep = SleepRecord(
+            start: 1_000_010, end: 1_000_050, energyBeforeWh: nil, energyAfterWh: nil, drainPercentPerHour: nil, drainW: nil,
+            wakeReason: nil, mode: "deep")
+        await rig.history.recordSleep(sleep)
+        #expect(rig.log.all.contains { $0.hasPrefix("history: cannot write 0 rows and 1 sleep (kept for the next try)") })
+        try rig.store.database.execute("ALTER TABLE held RENAME TO history_sleeps")
+        await rig.history.start()
+        await rig.history.stop()
+        #expect(try rig.store.readSleeps(since: 0, until: 2e6) == [sleep])
+        #expect(rig.log.all.contains("history: writing again"))
+    }
 }

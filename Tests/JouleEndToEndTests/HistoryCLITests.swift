@@ -168,7 +168,16 @@ import FoundationXML
                 energyRateW: nil, powerW: nil, powerSource: nil, lineOnline: false, lowPowerMode: false, lowPowerModeSource: .auto,
                 lowPowerModeReason: nil, thermalState: .nominal, temperatures: [])
         }
-        try HistoryStore(stateDirectory: state).append(rows)
+        // Sleeps (issue 36): one across the first seam, which both windows send, and one inside a week.
+        let sleeps = [
+            SleepRecord(
+                start: start + 7 * 86_400 - 600, end: start + 7 * 86_400 + 600, energyBeforeWh: 40, energyAfterWh: 39.5,
+                drainPercentPerHour: 3, drainW: 1.5, wakeReason: "ACPI LID0", mode: "s2idle"),
+            SleepRecord(
+                start: start + 10 * 86_400, end: start + 10 * 86_400 + 3_600, energyBeforeWh: nil, energyAfterWh: nil,
+                drainPercentPerHour: nil, drainW: nil, wakeReason: nil, mode: nil),
+        ]
+        try HistoryStore(stateDirectory: state).append(rows, sleeps: sleeps)
         try await daemon.start()
         defer { daemon.end() }
         let until = start + 21 * 86_400
@@ -180,5 +189,6 @@ import FoundationXML
         #expect(timeline.since == start)
         #expect(timeline.until == until)
         #expect(timeline.samples.map(\.timestamp) == rows.map(\.timestamp))
+        #expect(timeline.sleeps == sleeps)
     }
 }

@@ -49,6 +49,18 @@ import Testing
         try await daemon.waitForLog("BAT0: charge limit 60-70 (resume): wrote")
         #expect(try await eventually { try await Self.inhibitors(logind).count == 1 }, "taken again for the next sleep")
 
+        // The history has the sleep, with the keys.
+        let client = try await daemon.client()
+        let reply = try await daemon.call("GetHistory", [.double(0), .double(Date().timeIntervalSince1970 + 60)], on: client)
+        await client.close()
+        let history = try #require(try JSONSerialization.jsonObject(with: Data((reply.first?.stringValue ?? "").utf8)) as? [String: Any])
+        let sleeps = try #require(history["sleeps"] as? [[String: Any]], "\(history.keys)")
+        #expect(sleeps.count == 1)
+        let row = try #require(sleeps.first)
+        #expect(Set(row.keys) == ["start", "end", "energyBeforeWh", "energyAfterWh", "drainPercentPerHour", "drainW", "wakeReason", "mode", "flagged"], "\(row)")
+        #expect(row["mode"] as? String == "deep" && row["wakeReason"] as? String == "ACPI LID0 (wakeup_count +1)", "\(row)")
+        #expect(row["flagged"] as? Bool == false, "a moment's sleep is never flagged")
+
         let metrics = await DaemonHarnessRun.run(daemon, ["export"])
         #expect(metrics.status == 0, "\(metrics.stderr)")
         #expect(metrics.stdout.contains("\njoule_sleeps_total 1\n"), "\(metrics.stdout)")

@@ -39,6 +39,19 @@ import Testing
 
     static func legacyDirectory() throws -> (Scratch, StateDirectory, Transfer) { try TransferScratch.legacyHistory() }
 
+    /// The rows the move copies: every table's but the version's, which the move brings from
+    /// the older joule's (1) up to this joule's, adding `history_sleeps` (issue 36).
+    static func copied(_ rows: [String: [SQLiteRow]]) -> [String: [SQLiteRow]] { rows.filter { $0.key != "history_schema_version" } }
+
+    /// history.db holds `before`'s rows at this joule's version, with an empty sleeps table.
+    static func expectMoved(_ history: String, _ before: [String: [SQLiteRow]], _ comment: Comment? = nil) throws {
+        #expect(Self.copied(try Self.rows(history)) == Self.copied(before), comment)
+        #expect(before["history_schema_version"]?.first?[0].int64 == 1, comment)
+        let database = try SQLiteDatabase(readingOnly: history)
+        #expect(try HistoryStore.schema.storedVersion(database) == HistoryStore.schema.version, comment)
+        #expect(try database.query("SELECT count(*) FROM history_sleeps").first?[0].int64 == 0, comment)
+    }
+
     /// Opens the daemon's store, returning what it moved.
     static func open(_ directory: StateDirectory) throws -> (HistoryStore, [HistoryStore.LegacyMove]) {
         let moves = Locked<[HistoryStore.LegacyMove]>([])
@@ -57,7 +70,7 @@ import Testing
         #expect(moves == [HistoryStore.LegacyMove(from: scratch.database, to: history, copied: Self.moved, dropFailure: nil)])
         #expect(moves.first?.description
             == "history: moved 1011 rows (3033 temperature readings) and 1 marker from \(scratch.database) to \(history)")
-        #expect(try Self.rows(history) == before)
+        try Self.expectMoved(history, before)
         #expect(try store.read(since: Self.day.since, until: Self.day.until).samples.count == 1011)
         // transfers.db is detached again: the history's writes never lock the queue.
         #expect(try store.database.query("PRAGMA database_list").compactMap { $0[1].text } == ["main"])
@@ -71,7 +84,7 @@ import Testing
         #expect(try reopened.get(another.id) == another)
         // The next start finds nothing to move.
         #expect(try Self.open(directory).1 == [])
-        #expect(try Self.rows(history) == before)
+        try Self.expectMoved(history, before)
     }
 
     /// history.db committed, then the daemon died before the drop: both hold the history.
@@ -108,7 +121,7 @@ import Testing
             }
             let (_, moves) = try Self.open(directory)
             #expect(moves.map(\.copied) == [Self.moved], "\(leftover)")
-            #expect(try Self.rows(history) == before, "\(leftover)")
+            try Self.expectMoved(history, before, "\(leftover)")
             #expect(try Self.historyTables(scratch.database) == [], "\(leftover)")
         }
     }

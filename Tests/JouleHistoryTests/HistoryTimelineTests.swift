@@ -88,7 +88,7 @@ import Testing
         #expect(text.hasPrefix(#"{"since":900,"until":2000,"source":"file","database":"/var/lib/joule/transfers.db","sensors":[{"sensor":"thermal_zone0","label":"x86_pkg_temp"},{"sensor":"thermal_zone1","label":"acpitz"}],"samples":[{"timestamp":1000,"trigger":"start","spanS":null,"percentage":50,"chargeState":"discharging","energyRateW":8.5,"powerW":8,"powerSource":"rapl:psys","lineOnline":null,"lowPowerMode":false,"lowPowerModeSource":"auto","lowPowerModeReason":null,"thermalState":"nominal","temperatures":{"thermal_zone0":45,"thermal_zone1":38}}"#))
         #expect(text.contains(#""percentage":null,"chargeState":null,"energyRateW":null,"powerW":null,"powerSource":null"#))
         #expect(text.contains(#""temperatures":{"thermal_zone0":null,"thermal_zone1":71.25}"#))
-        #expect(text.hasSuffix(#"{"timestamp":1500,"kind":"transfer","id":"t1","subtype":"completed","subject":"/home/u/a.iso","detail":null,"pid":null,"bytes":1000,"ownerUID":1000}]}"#))
+        #expect(text.hasSuffix(#"{"timestamp":1500,"kind":"transfer","id":"t1","subtype":"completed","subject":"/home/u/a.iso","detail":null,"pid":null,"bytes":1000,"ownerUID":1000}],"sleeps":[]}"#))
         #expect(try HistoryTimeline(json: text) == timeline)
     }
 

@@ -93,8 +93,14 @@ public struct SleepRecord: Sendable, Hashable {
     /// One line for the log and `joule history`, as
     /// `slept 8h 0m (deep): 2.4 %/h, 0.96 W, woke by ACPI LID0 (wakeup_count +1) — drains fast`.
     public var summary: String {
-        let total = Int(seconds.rounded())
-        let duration = total >= 3600 ? "\(total / 3600)h \(total % 3600 / 60)m" : total >= 60 ? "\(total / 60)m \(total % 60)s" : "\(total)s"
+        // A record read back from a damaged history can hold any double: never trap converting it.
+        let duration: String
+        if seconds.isFinite, abs(seconds) < Self.integerLimit {
+            let total = Int(seconds.rounded())
+            duration = total >= 3600 ? "\(total / 3600)h \(total % 3600 / 60)m" : total >= 60 ? "\(total / 60)m \(total % 60)s" : "\(total)s"
+        } else {
+            duration = "\(seconds)s"
+        }
         var text = "slept \(duration)"
         if let mode { text += " (\(mode))" }
         text += ": " + (drainPercentPerHour.map { Self.format($0) + " %/h" } ?? "drain unknown")
@@ -104,9 +110,13 @@ public struct SleepRecord: Sendable, Hashable {
         return text
     }
 
+    /// Beyond this magnitude a figure prints as the double it is (as `HistorySummary` does).
+    static let integerLimit = 9e15
+
     /// Two decimals without a trailing `.00` run, as `2.4`, `0.96`, `-1`.
     public static func format(_ value: Double) -> String {
         let hundredths = (value * 100).rounded()
+        guard hundredths.isFinite, abs(hundredths) < integerLimit else { return "\(value)" }
         if hundredths == 0 { return "0" }
         let sign = hundredths < 0 ? "-" : ""
         let magnitude = Int(abs(hundredths))

@@ -12,13 +12,16 @@ public enum JSONValue: Sendable, Equatable {
 
     /// `null` for nil, else the value.
     public static func from(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
-    /// `null` for nil or non-finite; otherwise rounded to `places` decimals when given.
+    /// `null` for nil or non-finite; otherwise rounded to `places` decimals when given. A value
+    /// too large to scale (beyond about 1e305) has no decimals left to round and stays as it is:
+    /// scaled, it overflowed to infinity and was written as null.
     public static func from(_ value: Double?, places: Int? = nil) -> JSONValue {
         guard let value, value.isFinite else { return .null }
         guard let places else { return .double(value) }
         var scale = 1.0
         for _ in 0..<places { scale *= 10 }
-        return .double((value * scale).rounded() / scale)
+        let scaled = value * scale
+        return .double(scaled.isFinite ? scaled.rounded() / scale : value)
     }
     public static func from(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     public static func from(_ value: Bool?) -> JSONValue { value.map(JSONValue.bool) ?? .null }

@@ -137,3 +137,14 @@ import JouleHardware
         #expect(account.count == 1)
     }
 }
+
+extension SleepRecordTests {
+    /// A record read back from a damaged history (issue 36's sleeps in history.db) may hold any
+    /// double: its summary prints them rather than trapping on the conversion to an integer.
+    @Test func anAbsurdRecordSummarisesWithoutTrapping() {
+        let record = SleepRecord(
+            start: -1e308, end: 1_000, energyBeforeWh: nil, energyAfterWh: nil, drainPercentPerHour: 1e300, drainW: -1e307,
+            wakeReason: nil, mode: "deep")
+        #expect(record.summary == "slept 1e+308s (deep): 1e+300 %/h, -1e+307 W, woke by an unknown reason — drains fast (over 2 %/h)")
+    }
+}

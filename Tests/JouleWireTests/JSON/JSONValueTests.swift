@@ -14,6 +14,9 @@ import Testing
         #expect(JSONValue.double(2.5).serialized == "2.5")
         #expect(JSONValue.from(47.99999999, places: 3).serialized == "48")
         #expect(JSONValue.from(12.3456, places: 2).serialized == "12.35")
+        // Too large to scale: kept, not null (a damaged history row's time read back as null).
+        #expect(JSONValue.from(-1e308, places: 3).serialized == JSONValue.double(-1e308).serialized)
+        #expect(JSONValue.from(-1e308, places: 3).serialized != "null")
     }
 
     @Test func objectsKeepKeyOrderAndEscapeStrings() {
