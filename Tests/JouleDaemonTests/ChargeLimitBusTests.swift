@@ -1,3 +1,4 @@
+import JouleEnergy
 import JouleHardware
 @testable import JouleDaemon
 import Testing
@@ -26,5 +27,19 @@ struct ChargeLimitBusTests {
             #expect(error.name == "org.freedesktop.DBus.Error.InvalidArgs")
             #expect(error.message.hasPrefix(message), "\(error.message)")
         }
+    }
+}
+
+/// `SleepFlagged`'s dictionary: every known value, unknowns left out, the summary line.
+@Suite struct SleepFlaggedBusTests {
+    @Test func aSleepBecomesItsDictionary() throws {
+        let known = SleepRecord(
+            start: 100, end: 3700, energyBeforeWh: 40, energyAfterWh: 38, drainPercentPerHour: 4, drainW: 2,
+            wakeReason: "ACPI LID0 (wakeup_count +1)", mode: "s2idle")
+        let entries = try #require(EnergyService.sleep(known).stringKeyedEntries)
+        #expect(entries.map(\.0) == ["start", "end", "mode", "drainPercentPerHour", "drainW", "energyBeforeWh", "energyAfterWh", "wakeReason", "summary"])
+        #expect(entries.first { $0.0 == "summary" }?.1 == .string("slept 1h 0m (s2idle): 4 %/h, 2 W, woke by ACPI LID0 (wakeup_count +1) — drains fast (over 2 %/h)"))
+        let unknown = SleepRecord(start: 100, end: 200, energyBeforeWh: nil, energyAfterWh: nil, drainPercentPerHour: nil, drainW: nil, wakeReason: nil, mode: nil)
+        #expect(try #require(EnergyService.sleep(unknown).stringKeyedEntries).map(\.0) == ["start", "end", "summary"])
     }
 }
