@@ -67,6 +67,11 @@ enum XCBGateway {
             if dirty {
                 dirty = false
                 let snapshot = readSnapshot(connection, root: root, atoms: atoms, hasXRes: hasXRes, selected: &selected)
+                // A server that died mid-read answered nothing: that is no empty desktop.
+                let error = xcb_connection_has_error(connection)
+                if error != 0 {
+                    throw HardwareError(operation: "connection", path: display, detail: connectionError(error))
+                }
                 if snapshot != last {
                     onSnapshot(snapshot)
                     last = snapshot

@@ -45,6 +45,10 @@ struct X11FocusSourceTests {
         #expect(await watch.until { Self.view($0)[gamma.pid]?.hasSuffix("-C") == true && Self.view($0)[alpha.pid] == "---" },
                 "\(String(describing: watch.latest))")
 
+        // On every desktop (_NET_WM_DESKTOP 0xFFFFFFFF): on the shown one too.
+        try await rig.xdotool(["set_desktop_for_window", String(alpha.id), "-1"])
+        #expect(await watch.until { Self.view($0)[alpha.pid] == "--C" }, "\(String(describing: watch.latest))")
+
         // The X server dies: the stream ends with an error naming the display.
         let before = watch.count
         await rig.killServer()
