@@ -11,6 +11,10 @@ public final class I3IPCFocusSource: DesktopFocusSource {
     public let origin: String
     public let snapshots: AsyncThrowingStream<DesktopSnapshot, any Error>
     private let thread: StoppableThread
+    private let pollReturns = WakeupCounter()
+
+    /// How often the thread has woken for the socket: flat while nothing changes.
+    public var wakeups: Int { pollReturns.value }
 
     /// How long the compositor may take to answer SUBSCRIBE before `init` gives up.
     static let subscribeTimeoutMillis: Int64 = 5000
@@ -21,6 +25,7 @@ public final class I3IPCFocusSource: DesktopFocusSource {
         origin = socketPath
         let queue = HandoffQueue<Result<DesktopSnapshot, DesktopFocusError>>(keepingNewest: 64)
         snapshots = queue.throwingStream()
+        let counter = pollReturns
         do {
             thread = try StoppableThread(
                 name: "joule-i3-focus",
@@ -28,7 +33,7 @@ public final class I3IPCFocusSource: DesktopFocusSource {
                     var started = false
                     do throws(HardwareError) {
                         try Self.run(
-                            path: socketPath, stopFD: stopFD,
+                            path: socketPath, stopFD: stopFD, onWake: { counter.increment() },
                             ready: {
                                 started = true
                                 ready()
@@ -58,7 +63,7 @@ public final class I3IPCFocusSource: DesktopFocusSource {
 
     /// The thread's loop; throws `HardwareError`s whose path is the socket.
     private static func run(
-        path: String, stopFD: Int32, ready: () -> Void, onSnapshot: (DesktopSnapshot) -> Void
+        path: String, stopFD: Int32, onWake: () -> Void, ready: () -> Void, onSnapshot: (DesktopSnapshot) -> Void
     ) throws(HardwareError) {
         func failure(_ error: I3IPCError) -> HardwareError {
             HardwareError(operation: "i3-ipc", path: path, detail: error.description)
@@ -89,6 +94,7 @@ public final class I3IPCFocusSource: DesktopFocusSource {
             let readable = Syscalls.pollReadable([stopFD, fd], timeout: timeout)
             if readable.contains(0) { return }
             guard readable.contains(1) else { continue }
+            onWake()
             var closed = false
             reading: while true {
                 switch Syscalls.readStream(fd, limit: 65_536) {

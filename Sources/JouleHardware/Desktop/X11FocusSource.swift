@@ -9,6 +9,10 @@ public final class X11FocusSource: DesktopFocusSource {
     public let origin: String
     public let snapshots: AsyncThrowingStream<DesktopSnapshot, any Error>
     private let thread: StoppableThread
+    private let pollReturns = WakeupCounter()
+
+    /// How often the thread has woken for the X connection: flat while nothing changes.
+    public var wakeups: Int { pollReturns.value }
 
     /// Connects to `display` (`:1`) and returns once PropertyNotify is selected on the root
     /// window; throws when the display cannot be reached or no EWMH window manager runs.
@@ -16,6 +20,7 @@ public final class X11FocusSource: DesktopFocusSource {
         origin = display
         let queue = HandoffQueue<Result<DesktopSnapshot, DesktopFocusError>>(keepingNewest: 64)
         snapshots = queue.throwingStream()
+        let counter = pollReturns
         do {
             thread = try StoppableThread(
                 name: "joule-x11-focus",
@@ -23,7 +28,7 @@ public final class X11FocusSource: DesktopFocusSource {
                     var started = false
                     do throws(HardwareError) {
                         try XCBGateway.runFocusLoop(
-                            display: display, stopFD: stopFD,
+                            display: display, stopFD: stopFD, onWake: { counter.increment() },
                             ready: {
                                 started = true
                                 ready()

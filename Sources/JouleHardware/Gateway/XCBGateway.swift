@@ -26,10 +26,10 @@ enum XCBGateway {
     /// Connects to `display`, checks that an EWMH window manager runs, selects PropertyNotify on
     /// the root window (and later on each client), calls `ready`, and then sends a snapshot at
     /// once and after every change that alters it, sleeping in poll(2) on the connection and
-    /// `stopFD` in between (no timer). Returns when `stopFD` becomes readable; throws when the
-    /// connection breaks.
+    /// `stopFD` in between (no timer); `onWake` counts each return from poll(2) for the
+    /// connection. Returns when `stopFD` becomes readable; throws when the connection breaks.
     static func runFocusLoop(
-        display: String, stopFD: Int32, ready: () -> Void, onSnapshot: (DesktopSnapshot) -> Void
+        display: String, stopFD: Int32, onWake: () -> Void, ready: () -> Void, onSnapshot: (DesktopSnapshot) -> Void
     ) throws(HardwareError) {
         var screenNumber: Int32 = 0
         // xcb_connect never returns NULL: a failed connection is one in an error state.
@@ -90,6 +90,7 @@ enum XCBGateway {
                 throw HardwareError(operation: "poll", path: display, errno: .current)
             }
             if fds[1].revents != 0 { return }
+            onWake()
             while let event = xcb_poll_for_event(connection) {
                 if changes(event, root: root, atoms: atoms) { dirty = true }
                 free(event)

@@ -31,6 +31,12 @@ struct I3IPCFocusSourceTests {
         try await rig.swaymsg(["workspace 2"])
         #expect(await watch.until { view($0) == [alpha.pid: "---", beta.pid: "-H-", gamma.pid: "F-C"] }, "\(String(describing: watch.latest))")
 
+        // Idle: no timer, so no wakeup while nothing changes.
+        let wakeups = source.wakeups
+        #expect(wakeups > 0, "each change above woke it")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(source.wakeups == wakeups)
+
         // sway dies: the stream ends with an error naming the socket.
         await rig.kill()
         let failure = await watch.failure()

@@ -49,6 +49,12 @@ struct X11FocusSourceTests {
         try await rig.xdotool(["set_desktop_for_window", String(alpha.id), "-1"])
         #expect(await watch.until { Self.view($0)[alpha.pid] == "--C" }, "\(String(describing: watch.latest))")
 
+        // Idle: no timer, so no wakeup while nothing changes.
+        let wakeups = source.wakeups
+        #expect(wakeups > 0, "each change above woke it")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(source.wakeups == wakeups)
+
         // The X server dies: the stream ends with an error naming the display.
         let before = watch.count
         await rig.killServer()
