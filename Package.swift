@@ -41,6 +41,9 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "CModules/CSQLite",
             pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CXCB", path: "CModules/CXCB",
+            pkgConfig: "xcb-res", providers: [.apt(["libxcb1-dev", "libxcb-res0-dev"])]),
         // What Swift cannot import from sd-bus: the vtable macros.
         .target(name: "CSdBusShims", dependencies: ["CSystemd"], path: "CModules/CSdBusShims"),
         // What Swift cannot import (pidfd_open, pidfd_send_signal through syscall(2)).
@@ -56,7 +59,7 @@ let package = Package(
         .target(
             name: "JouleHardware",
             dependencies: [
-                "JouleWire", "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CSQLite",
+                "JouleWire", "CUdev", "CBluetooth", "CSystemd", "CSdBusShims", "CJouleShims", "CSQLite", "CXCB",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         // The energy state: engines, thermal, power, Low Power Mode's knobs, energy, status.

@@ -116,6 +116,15 @@ public final class HandoffQueue<Element: Sendable>: Sendable {
         return AsyncStream(unfolding: { await subscription.next() })
     }
 
+    /// The queue of results as a throwing stream: a `.failure` ends it with that error (push
+    /// it last, then `finish()`). For sources whose end says why, such as a display gone.
+    public func throwingStream<Value: Sendable, Failure: Error>(
+        onEnd: @escaping @Sendable () -> Void = {}
+    ) -> AsyncThrowingStream<Value, any Error> where Element == Result<Value, Failure> {
+        let subscription = Subscription(queue: self, onEnd: onEnd)
+        return AsyncThrowingStream(unfolding: { try await subscription.next()?.get() })
+    }
+
     /// Held only by the stream, so its deinit says the consumer is gone.
     private final class Subscription: Sendable {
         let queue: HandoffQueue

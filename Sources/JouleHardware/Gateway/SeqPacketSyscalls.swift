@@ -14,7 +14,7 @@ extension Syscalls {
     private static let seqPacketType: Int32 = 5 | 0o2000000
 
     /// A sockaddr_un for `path`; throws when the path does not fit sun_path.
-    private static func unixAddress(_ path: String) throws(HardwareError) -> sockaddr_un {
+    static func unixAddress(_ path: String) throws(HardwareError) -> sockaddr_un {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)

@@ -4,7 +4,7 @@ import Glibc
 import Musl
 #endif
 
-// MARK: TCP client sockets (gpsd's JSON protocol)
+// MARK: TCP client sockets (gpsd's JSON protocol), and AF_UNIX ones (sway/i3 IPC)
 
 /// A TCP connection to a host and port, non-blocking, for `GPSDConnection`'s thread.
 extension Syscalls {
@@ -57,6 +57,24 @@ extension Syscalls {
             failure = error
         }
         throw HardwareError(operation: "connect", path: label, errno: failure)
+    }
+
+    /// Connects to the AF_UNIX stream socket at `path` (sway's and i3's IPC). Blocking mode
+    /// and immediate (a local connect does not wait for the peer); `readStream` and
+    /// `sendStream` never block on it anyway (MSG_DONTWAIT).
+    static func connectUnixStream(path: String) throws(HardwareError) -> Int32 {
+        var address = try unixAddress(path)
+        let fd = socket(AF_UNIX, streamType | 0o2000000, 0)
+        guard fd >= 0 else { throw HardwareError(operation: "socket", path: path, errno: .current) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            let failure = Errno.current
+            _ = Glibc.close(fd)
+            throw HardwareError(operation: "connect", path: path, errno: failure)
+        }
+        return fd
     }
 
     enum StreamRead {

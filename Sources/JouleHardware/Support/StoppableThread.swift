@@ -19,6 +19,8 @@ final class StoppableThread: Sendable {
         let started = DispatchSemaphore(value: 0)
         let failure = Locked<HardwareError?>(nil)
         let stopFD = wake.read
+        // The lock, not self: the thread must not keep this object (and its deinit's stop) alive.
+        let stopped = self.stopped
         do throws(HardwareError) {
             try Syscalls.detachThread(name: name) {
                 do throws(HardwareError) {
@@ -28,7 +30,12 @@ final class StoppableThread: Sendable {
                     started.signal()
                 }
                 finished()
-                Syscalls.close(stopFD)
+                // Under the lock, so that a later stop() knows not to write into a pipe
+                // without a reader (EPIPE, and SIGPIPE where it is not ignored).
+                stopped.withLock { wasStopped in
+                    wasStopped = true
+                    Syscalls.close(stopFD)
+                }
             }
         } catch {
             Syscalls.close(stopFD)
@@ -45,11 +52,10 @@ final class StoppableThread: Sendable {
 
     /// Wakes the loop so it returns. Safe to call more than once.
     func stop() {
-        let first = stopped.withLock { wasStopped -> Bool in
-            defer { wasStopped = true }
-            return !wasStopped
+        stopped.withLock { wasStopped in
+            if !wasStopped { Syscalls.poke(wake.write) }
+            wasStopped = true
         }
-        if first { Syscalls.poke(wake.write) }
     }
 
     deinit {

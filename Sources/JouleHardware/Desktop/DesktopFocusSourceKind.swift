@@ -1,0 +1,22 @@
+/// Which focus source a session has, from its environment: sway/i3 IPC when `SWAYSOCK` or
+/// `I3SOCK` is set (sway sets DISPLAY too, for Xwayland, but its tree also holds the Wayland
+/// windows), else X11 when `DISPLAY` is set.
+public enum DesktopFocusSourceKind: Sendable, Hashable {
+    case ipc(socketPath: String)
+    case x11(display: String)
+
+    public static func choose(environment: [String: String]) throws(DesktopFocusError) -> DesktopFocusSourceKind {
+        func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        if let path = value("SWAYSOCK") ?? value("I3SOCK") { return .ipc(socketPath: path) }
+        if let display = value("DISPLAY") { return .x11(display: display) }
+        throw .noSource
+    }
+
+    /// Connects and starts the source (blocks until it is subscribed: a few milliseconds).
+    public func open() throws(DesktopFocusError) -> any DesktopFocusSource {
+        switch self {
+        case .ipc(let path): try I3IPCFocusSource(socketPath: path)
+        case .x11(let display): try X11FocusSource(display: display)
+        }
+    }
+}
