@@ -41,7 +41,7 @@ checkouts=${FUZZ_CHECKOUTS:-.build/checkouts}
 system=$checkouts/swift-system
 yams=$checkouts/Yams
 numerics=$checkouts/swift-numerics
-includes=(-I "$out" -I CModules/CUdev -I CModules/CBluetooth -I CModules/CSystemd -I CModules/CCrypto -I CModules/CSQLite
+includes=(-I "$out" -I CModules/CUdev -I CModules/CBluetooth -I CModules/CSystemd -I CModules/CCrypto -I CModules/CSQLite -I CModules/CXCB
   -I CModules/CJouleShims/include -I CModules/CSdBusShims/include -I "$system/Sources/CSystem/include"
   -I "$yams/Sources/CYaml/include" -Xcc -DYAML_DECLARE_STATIC -I "$numerics/Sources/_NumericsShims/include")
 stale() {  # stale TARGET SOURCE...: whether TARGET is missing or older than a source
@@ -123,7 +123,7 @@ if stale "$bin" Fuzz "$out"/*.a; then
   run swiftc "${fuzz_flags[@]}" -module-name JouleFuzz -swift-version 6 "${includes[@]}" Fuzz/*.swift $out/libJouleHTTP.a $out/libJouleDaemon.a $out/libJouleHistory.a $out/libJouleTransferQueue.a \
     $out/libJouleApps.a $out/libJouleWorkloads.a $out/libJouleLocation.a $out/libJouleEnergy.a $out/libJouleApplication.a $out/libJouleHardware.a $out/libJouleWire.a \
     $out/libYams.a $out/libRealModule.a $out/libSystemPackage.a $out/cyaml-*.o $out/csystem.o $out/cnumerics.o $out/cjouleshims.o $out/cshims.o \
-    -ludev -lbluetooth -lsystemd -lcrypto -lsqlite3 -lm -o "$bin"
+    -ludev -lbluetooth -lsystemd -lcrypto -lsqlite3 -lxcb -lxcb-res -lm -o "$bin"
 fi
 # gold warns about every ASan helper symbol; show anything else.
 grep -v "Cannot export local symbol" "$log" >&2 || true

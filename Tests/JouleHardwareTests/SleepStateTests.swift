@@ -100,6 +100,17 @@ import Testing
         #expect(SleepState.wakeReason(before: still, after: still) == nil)
     }
 
+    @Test func aFailedSuspendSaysSoFirst() throws {
+        let tree = try Tree.laptop()
+        try tree.write("/sys/power/suspend_stats/fail", "2\n")
+        let reader = SleepStateReader(root: tree.root)
+        let before = reader.snapshot()
+        try tree.write("/sys/power/suspend_stats/fail", "3\n")
+        #expect(SleepState.wakeReason(before: before, after: reader.snapshot()) == "suspend failed (suspend_stats/fail +1)")
+        try tree.source("wakeup2", name: "ACPI LID0", events: "42", wakeups: "8")
+        #expect(SleepState.wakeReason(before: before, after: reader.snapshot()) == "suspend failed (suspend_stats/fail +1), ACPI LID0 (wakeup_count +1)")
+    }
+
     @Test func aSourceThatChangedIdentityIsNoReason() throws {
         let tree = try Tree.laptop()
         let reader = SleepStateReader(root: tree.root)

@@ -35,8 +35,16 @@ public enum SleepState {
     /// Which wakeup sources moved between two snapshots, as text for a person: each source
     /// whose `wakeup_count` rose, as `ACPI LID0 (wakeup_count +1)`, joined with `, `; when
     /// none did, the sources whose `event_count` rose (`event_count +N`); failing that the
-    /// IRQ the kernel recorded after resume (`irq 9`). nil when nothing tells.
+    /// IRQ the kernel recorded after resume (`irq 9`). nil when nothing tells. A suspend the
+    /// kernel counted as failed (`suspend_stats/fail` rose) says so first: the machine never
+    /// slept, whatever the drain.
     public static func wakeReason(before: WakeupSnapshot, after: WakeupSnapshot) -> String? {
+        let reason = wokeBy(before: before, after: after)
+        guard let was = before.suspendStats["fail"], let now = after.suspendStats["fail"], now > was else { return reason }
+        return "suspend failed (suspend_stats/fail +\(now - was))" + (reason.map { ", " + $0 } ?? "")
+    }
+
+    private static func wokeBy(before: WakeupSnapshot, after: WakeupSnapshot) -> String? {
         func moved(_ count: KeyPath<WakeupSource, UInt64?>, _ label: String) -> [String] {
             after.sources.compactMap { source -> (UInt64, String)? in
                 guard let old = before.sources.first(where: { $0.id == source.id && $0.name == source.name }),
