@@ -80,6 +80,10 @@ let package = Package(
             ]),
         // The app supervisor: lifecycle machine, suspension, budgets, the control socket.
         .target(name: "JouleApps", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads"]),
+        // The session agent's engines: Low Power Mode in the desktop (journalled), notifications.
+        .target(
+            name: "JouleSession",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", .product(name: "Yams", package: "Yams")]),
         // The deferred-transfer queue and its scheduler; the HTTP is JouleHTTP's.
         .target(name: "JouleTransferQueue", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy"]),
         // History: the store, the timeline and its charts.
@@ -191,6 +195,10 @@ let package = Package(
                 "JouleTesting",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]),
+        // The session engines against real dconf, gsettings and dbusmock on a private bus.
+        .testTarget(
+            name: "JouleSessionTests",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleSession", "JouleTesting"]),
         .testTarget(name: "JouleApplicationTests", dependencies: ["JouleWire", "JouleApplication"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an
         // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.
