@@ -130,7 +130,7 @@ let package = Package(
             name: "joule",
             dependencies: [
                 "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
-                "JouleHistory", "JouleDaemon", "JouleClient", "JouleHTTP", "JouleMetrics", "JouleLocation",
+                "JouleHistory", "JouleDaemon", "JouleClient", "JouleHTTP", "JouleMetrics", "JouleLocation", "JouleSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.

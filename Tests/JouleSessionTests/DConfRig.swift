@@ -18,6 +18,12 @@ final class DConfRig: Sendable {
         return nil
     }
 
+    /// dconf and python3-dbusmock both.
+    static func usableWithDBusMock() async -> Bool {
+        guard await missing() == nil else { return false }
+        return await dbusMockUsable()
+    }
+
     let bus: PrivateBusDaemon
     let home: URL
     let environment: [String: String]
