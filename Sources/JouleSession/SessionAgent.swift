@@ -56,6 +56,9 @@ public enum SessionAgent {
                destination: EnergyBus.busName, path: EnergyBus.objectPath, interface: EnergyBus.interfaceName, name: "LowPowerMode"
            ).boolValue {
             await lowPower.set(lowPowerMode: on)
+            // The policy learns the state too (a low battery offers Low Power Mode only while off);
+            // a reason of no kind announces nothing.
+            await notifier.handle(.lowPowerMode(on: on, reason: "initial"))
         }
 
         await withTaskGroup(of: Void.self) { group in

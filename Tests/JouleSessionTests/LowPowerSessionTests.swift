@@ -74,11 +74,20 @@ struct LowPowerSessionGSettingsTests {
         let session = engine(rig, extra: [cursor], log: log)
         await session.set(lowPowerMode: true)
         #expect(try await rig.gsettings(["get", Self.schema, "cursor-size"]) == "48")
+        #expect(try await rig.gsettings(["get", Self.schema, "enable-animations"]) == "false")
         _ = try await rig.gsettings(["set", Self.schema, "cursor-size", "64"])
+        _ = try await rig.gsettings(["set", Self.schema, "enable-animations", "true"])
         await session.stop()
         #expect(try await rig.gsettings(["get", Self.schema, "cursor-size"]) == "64")
         #expect(try await rig.gsettings(["get", Self.schema, "enable-animations"]) == "true")
-        #expect(log.all == ["session: gsettings \(Self.schema) cursor-size: changed to 64 since joule wrote 48; left alone (foreign)"])
+        // The user's own true stays theirs: had joule restored the original, dconf would hold
+        // nothing for the key (it was at its default).
+        let stored = try await Program.run("/usr/bin/dconf", ["read", "/org/gnome/desktop/interface/enable-animations"], environment: rig.environment)
+        #expect(stored.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "true")
+        #expect(log.all == [
+            "session: gsettings \(Self.schema) cursor-size: changed to 64 since joule wrote 48; left alone (foreign)",
+            "session: gsettings \(Self.schema) enable-animations: changed to true since joule wrote false; left alone (foreign)",
+        ])
         #expect(!FileManager.default.fileExists(atPath: rig.stateDirectory + "/" + SessionJournal.fileName))
     }
 
@@ -180,6 +189,13 @@ struct LowPowerSessionBacklightTests {
         return mock
     }
 
+    /// Capped at 40 % of intel_backlight's 1000.
+    func engine(_ value: BacklightValue, root: URL, log: LogLines) -> LowPowerSession {
+        LowPowerSession(
+            items: [.backlight(value, percent: 40, maximum: 1000)],
+            journal: SessionJournal(path: root.appendingPathComponent("journal.json").path), log: log.sink)
+    }
+
     @Test func theBacklightIsLoweredToTheCapAndPutBack() async throws {
         try await PrivateBusDaemon.with { daemon in
             let root = try fixture(brightness: 800)
@@ -189,10 +205,9 @@ struct LowPowerSessionBacklightTests {
             #expect(BacklightValue.devices(root: root.path) == ["acpi_video0", "intel_backlight"])
             let bus = try await BusConnection.open(address: daemon.address)
             let value = BacklightValue(root: root.path, name: "intel_backlight", bus: bus)
+            #expect(try value.maximum() == 1000)
             let log = LogLines()
-            let session = LowPowerSession(
-                items: [.backlight(value, percent: 40, maximum: try value.maximum())],
-                journal: SessionJournal(path: root.appendingPathComponent("journal.json").path), log: log.sink)
+            let session = engine(value, root: root, log: log)
             await session.set(lowPowerMode: true)
             #expect(try await value.read() == "400")
             await session.set(lowPowerMode: false)
@@ -215,13 +230,13 @@ struct LowPowerSessionBacklightTests {
             defer { mock.stop() }
             let bus = try await BusConnection.open(address: daemon.address)
             let value = BacklightValue(root: root.path, name: "intel_backlight", bus: bus)
-            let session = LowPowerSession(
-                items: [.backlight(value, percent: 40, maximum: 1000)],
-                journal: SessionJournal(path: root.appendingPathComponent("journal.json").path), log: { _ in })
+            let log = LogLines()
+            let session = engine(value, root: root, log: log)
             await session.set(lowPowerMode: true)
             await session.set(lowPowerMode: false)
             #expect(try await mock.methodCalls("SetBrightness").isEmpty)
             #expect(try await value.read() == "300")
+            #expect(log.all.isEmpty, "\(log.all)")
             await bus.close()
         }
     }
