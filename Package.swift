@@ -198,7 +198,9 @@ let package = Package(
         // The session engines against real dconf, gsettings and dbusmock on a private bus.
         .testTarget(
             name: "JouleSessionTests",
-            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleSession", "JouleTesting"]),
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleSession", "JouleTesting", "JouleDaemonTesting",
+            ]),
         .testTarget(name: "JouleApplicationTests", dependencies: ["JouleWire", "JouleApplication"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an
         // org.joule.Energy1 exported on a private bus, and `joule daemon` itself.

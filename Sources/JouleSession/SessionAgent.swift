@@ -25,7 +25,6 @@ public enum SessionAgent {
         }
         let system = try? await BusConnection.system(environment: environment)
         let daemon = await daemonBus(session: session, system: system)
-        if daemon == nil { log("session: org.joule.Energy1 is on neither bus yet; following the system bus for when it starts") }
         let energyBus = daemon ?? system ?? session
 
         let lowPower = LowPowerSession(
@@ -45,25 +44,36 @@ public enum SessionAgent {
         let notificationEvents: AsyncStream<NotificationsClient.Event>
         do {
             // In place before the first read, so no change falls between the two.
-            energySignals = try await energyBus.signals(matching: EnergySignalDecoder.rule)
+            energySignals = try await energyBus.signals(matchingAny: [EnergySignalDecoder.rule, ownerRule])
             notificationEvents = try await client.events()
         } catch {
             await lowPower.stop()
             throw Failure(description: "cannot follow the buses: \(error)")
         }
-        if daemon != nil,
-           let on = try? await energyBus.property(
-               destination: EnergyBus.busName, path: EnergyBus.objectPath, interface: EnergyBus.interfaceName, name: "LowPowerMode"
-           ).boolValue {
+        // The policy learns the state too (a low battery offers Low Power Mode only while off);
+        // a reason of no kind announces nothing.
+        let catchUp: @Sendable () async -> Void = {
+            guard let on = try? await energyBus.property(
+                destination: EnergyBus.busName, path: EnergyBus.objectPath, interface: EnergyBus.interfaceName, name: "LowPowerMode"
+            ).boolValue else { return }
             await lowPower.set(lowPowerMode: on)
-            // The policy learns the state too (a low battery offers Low Power Mode only while off);
-            // a reason of no kind announces nothing.
             await notifier.handle(.lowPowerMode(on: on, reason: "initial"))
+        }
+        if daemon != nil {
+            await catchUp()
+        } else {
+            // Said once the matches are in place, so a daemon starting from now on is heard.
+            log("session: org.joule.Energy1 is on neither bus yet; following the \(system == nil ? "session" : "system") bus for when it starts")
         }
 
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await signal in energySignals {
+                    // The daemon started or restarted: what it says now, not what it said last.
+                    if signal.member == "NameOwnerChanged" {
+                        if signal.arguments.count == 3, signal.arguments[2].stringValue?.isEmpty == false { await catchUp() }
+                        continue
+                    }
                     for event in EnergySignalDecoder.decode(signal) {
                         if case .lowPowerMode(let on, _) = event { await lowPower.set(lowPowerMode: on) }
                         await notifier.handle(event)
@@ -85,6 +95,10 @@ public enum SessionAgent {
         await session.close()
         await system?.close()
     }
+
+    /// org.joule.Energy1 gaining or losing its owner.
+    static let ownerRule = "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
+        + "member='NameOwnerChanged',arg0='\(EnergyBus.busName)'"
 
     /// The bus whose org.joule.Energy1 has an owner: the session's first, as clients look.
     static func daemonBus(session: BusConnection, system: BusConnection?) async -> BusConnection? {

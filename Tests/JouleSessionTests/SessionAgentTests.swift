@@ -4,6 +4,7 @@ import JouleHardware
 import JouleEnergy
 import JouleSession
 import JouleTesting
+import JouleDaemonTesting
 import Testing
 
 /// The agent's wiring: a stand-in org.joule.Energy1 (dbusmock) announcing Low Power Mode, a
@@ -42,5 +43,30 @@ struct SessionAgentTests {
         try await agent.value
         #expect(try await rig.gsettings(["get", "org.gnome.desktop.interface", "enable-animations"]) == "true")
         #expect(log.all == ["session: SIGTERM, restoring the session's settings and exiting"], "\(log.all)")
+    }
+
+    @Test func aDaemonStartingLaterIsCaughtUpWith() async throws {
+        let rig = try await DConfRig()
+        defer { rig.stop() }
+        var environment = rig.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = rig.bus.address
+        let (signals, stop) = AsyncStream.makeStream(of: TerminationSignal.self)
+        let log = LogLines()
+        let agent = Task { [environment, state = rig.stateDirectory, sink = log.sink] in
+            try await SessionAgent.run(
+                settings: SessionSettings(), environment: environment, stateDirectory: StateDirectory(path: state),
+                root: "/nonexistent", until: signals, log: sink)
+        }
+        #expect(await eventually { log.all.contains { $0.contains("is on neither bus yet") } })
+        // The daemon appears with Low Power Mode already on (the real EnergyService object,
+        // exported before it takes the name, as joule daemon does).
+        var state = EnergyBusState()
+        state.lowPowerMode = true
+        let daemon = try await StandInEnergyDaemon(address: rig.bus.address, initial: state)
+        #expect(try await eventually { try await rig.gsettings(["get", "org.gnome.desktop.interface", "enable-animations"]) == "false" })
+        stop.yield(.terminate)
+        try await agent.value
+        await daemon.close()
+        #expect(try await rig.gsettings(["get", "org.gnome.desktop.interface", "enable-animations"]) == "true")
     }
 }
