@@ -83,6 +83,10 @@ let package = Package(
             ]),
         // The app supervisor: lifecycle machine, suspension, budgets, the control socket.
         .target(name: "JouleApps", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads"]),
+        // The session agent's engines: Low Power Mode in the desktop (journalled), notifications.
+        .target(
+            name: "JouleSession",
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", .product(name: "Yams", package: "Yams")]),
         // The deferred-transfer queue and its scheduler; the HTTP is JouleHTTP's.
         .target(name: "JouleTransferQueue", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy"]),
         // History: the store, the timeline and its charts.
@@ -129,7 +133,7 @@ let package = Package(
             name: "joule",
             dependencies: [
                 "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
-                "JouleHistory", "JouleDaemon", "JouleClient", "JouleHTTP", "JouleMetrics", "JouleLocation",
+                "JouleHistory", "JouleDaemon", "JouleClient", "JouleHTTP", "JouleMetrics", "JouleLocation", "JouleSession",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // In-process timings for scripts/bench.py (`make bench`); not part of `joule`.
@@ -193,6 +197,12 @@ let package = Package(
                 "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleTransferQueue", "JouleMetrics",
                 "JouleTesting",
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+        // The session engines against real dconf, gsettings and dbusmock on a private bus.
+        .testTarget(
+            name: "JouleSessionTests",
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleSession", "JouleTesting", "JouleDaemonTesting",
             ]),
         .testTarget(name: "JouleApplicationTests", dependencies: ["JouleWire", "JouleApplication"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an

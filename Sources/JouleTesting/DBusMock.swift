@@ -51,6 +51,12 @@ public final class DBusMock: Sendable {
             name: "logind", busName: "org.freedesktop.login1", path: "/org/freedesktop/login1",
             interface: "org.freedesktop.login1.Manager")
 
+        /// A session-bus notification server: Notify returns 1, 2, … (or the replaced id),
+        /// CloseNotification emits NotificationClosed(id, 3); ActionInvoked only by `emitSignal`.
+        public static let notificationDaemon = Template(
+            name: "notification_daemon", busName: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications")
+
         public static func bare(busName: String, path: String, interface: String) -> Template {
             Template(name: nil, busName: busName, path: path, interface: interface)
         }

@@ -11,7 +11,7 @@ struct Joule: AsyncParsableCommand {
             StatusCommand.self, WatchCommand.self, LowPowerCommand.self, Beacons.self,
             CPUMonitorCommand.self, ReportsCommand.self, EnforceCommand.self, DevicesCommand.self, DaemonCommand.self,
             TransferCommand.self, RunCommand.self, AppCommand.self, TopCommand.self, HistoryCommand.self,
-            ExportCommand.self, LocationCommand.self, BatteryCommand.self,
+            ExportCommand.self, LocationCommand.self, BatteryCommand.self, SessionCommand.self,
         ]
     )
 }

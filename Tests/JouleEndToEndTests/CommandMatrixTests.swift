@@ -217,6 +217,8 @@ struct CommandRow: Sendable, CustomTestStringConvertible {
         CommandRow(["daemon", "--session", "--config", "\(missing).yaml"], "joule daemon: \(missing).yaml: cannot read: No such file or directory (ENOENT)"),
         CommandRow(["daemon", "--session", "--config={T}/dir"], "joule daemon: {T}/dir: cannot read: Is a directory (EISDIR)"),
         CommandRow(["daemon", "--session", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
+        CommandRow(["session", "--config", "\(missing).yaml"], "joule session: \(missing).yaml: cannot read: No such file or directory (ENOENT)"),
+        CommandRow(["session", "--config={T}/dir"], "joule session: {T}/dir: cannot read: Is a directory (EISDIR)"),
         CommandRow(["daemon", "--restore", "--root", missing], "joule: cannot read root \(missing): No such file or directory (ENOENT)"),
         CommandRow(["daemon", "--system", "--session"], "Error: Value to be set with flag '--session' had already been set with flag '--system'"),
         // run: the program must never start

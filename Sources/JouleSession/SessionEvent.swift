@@ -1,0 +1,17 @@
+/// What the session agent hears from the daemon and tells people about.
+public enum SessionEvent: Sendable, Hashable {
+    /// org.joule.Energy1's `PowerStateDidChange(b, s)`: `battery-low`, `charged`, `manual-on`,
+    /// `manual-off`, `override-cleared`, `power-saver-profile`, `power-saver-profile-left`.
+    case lowPowerMode(on: Bool, reason: String)
+    /// The `WarningLevel` property (`none`, `low`, `critical`, `action`), with `Percentage`
+    /// when known.
+    case warningLevel(String, percentage: Double?)
+    /// `ThermalStateDidChange`'s state: `nominal`, `fair`, `serious`, `critical`.
+    case thermalState(String)
+    /// The CPU monitor killed a process. The daemon does not announce kills on D-Bus yet (they
+    /// are in its reports directory only); this is the input such a signal would feed.
+    case cpuMonitorKill(process: String, reportID: String)
+    /// A batch of deferred transfers finished. Transfers1 announces each transfer
+    /// (`TransferFinished`), not batches; this is the input a batch signal would feed.
+    case transferBatchFinished(completed: Int, failed: Int)
+}

@@ -1,0 +1,24 @@
+import JouleWire
+import JouleHardware
+import JouleSession
+import Testing
+
+struct EnergySignalDecoderTests {
+    func signal(_ interface: String, _ member: String, _ arguments: [BusValue]) -> BusSignalMessage {
+        BusSignalMessage(sender: ":1.5", path: EnergyBus.objectPath, interface: interface, member: member, arguments: arguments)
+    }
+
+    @Test func theDaemonsSignalsBecomeEvents() {
+        #expect(EnergySignalDecoder.decode(signal(EnergyBus.interfaceName, "PowerStateDidChange", [.bool(true), .string("battery-low")]))
+            == [.lowPowerMode(on: true, reason: "battery-low")])
+        #expect(EnergySignalDecoder.decode(signal(EnergyBus.interfaceName, "ThermalStateDidChange", [.string("serious"), .string("fair"), .string("x86_pkg_temp")]))
+            == [.thermalState("serious")])
+        let changed = signal("org.freedesktop.DBus.Properties", "PropertiesChanged", [
+            .string(EnergyBus.interfaceName),
+            .variantDictionary([("WarningLevel", .string("low")), ("Percentage", .double(9.5))]),
+            .array(elementSignature: "s", []),
+        ])
+        #expect(EnergySignalDecoder.decode(changed) == [.warningLevel("low", percentage: 9.5)])
+        #expect(EnergySignalDecoder.decode(signal(EnergyBus.interfaceName, "PowerStateDidChange", [.string("on")])).isEmpty)
+    }
+}
