@@ -86,7 +86,7 @@ let package = Package(
         // The session agent's engines: Low Power Mode in the desktop (journalled), notifications.
         .target(
             name: "JouleSession",
-            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", .product(name: "Yams", package: "Yams")]),
+            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", .product(name: "Yams", package: "Yams")]),
         // The deferred-transfer queue and its scheduler; the HTTP is JouleHTTP's.
         .target(name: "JouleTransferQueue", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy"]),
         // History: the store, the timeline and its charts.

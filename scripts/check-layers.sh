@@ -20,7 +20,7 @@ package = json.load(open(sys.argv[1]))
 # Bottom up; a feature module may import only lower ranks.
 ranks = {
     "JouleWire": 0, "JouleHardware": 1, "JouleEnergy": 2, "JouleWorkloads": 3, "JouleLocation": 3,
-    "JouleApps": 4, "JouleTransferQueue": 4, "JouleSession": 4, "JouleHistory": 5, "JouleHTTP": 5, "JouleMetrics": 5,
+    "JouleApps": 4, "JouleTransferQueue": 4, "JouleSession": 5, "JouleHistory": 5, "JouleHTTP": 5, "JouleMetrics": 5,
     "JouleDaemon": 6, "JouleClient": 6,
 }
 targets, declared, products = {}, {}, set()

@@ -1,6 +1,7 @@
 import JouleWire
 import JouleHardware
 import JouleEnergy
+import JouleApps
 
 /// `joule session`: the per-user agent hosting LowPowerSession and SessionNotifier, fed by
 /// org.joule.Energy1's signals (the session bus's daemon first, else the system bus's), until
@@ -66,7 +67,24 @@ public enum SessionAgent {
             log("session: org.joule.Energy1 is on neither bus yet; following the \(system == nil ? "session" : "system") bus for when it starts")
         }
 
-        await withTaskGroup(of: Void.self) { group in
+        // The foreground follows the focused window where the session says how to see it.
+        var focus: (any DesktopFocusSource)?
+        do throws(DesktopFocusError) {
+            focus = try DesktopFocusSourceKind.choose(environment: environment).open()
+        } catch {
+            log("session: no window focus to follow (\(error)); the foreground is left to joule app")
+        }
+        let follower = ForegroundFollower(bus: energyBus, log: log)
+
+        // true: that task's end ends the agent (a signal, or a bus gone); a focus source that
+        // ends (the X server gone) leaves the rest running.
+        await withTaskGroup(of: Bool.self) { group in
+            if let focus {
+                group.addTask {
+                    await follower.follow(focus)
+                    return false
+                }
+            }
             group.addTask {
                 for await signal in energySignals {
                     // The daemon started or restarted: what it says now, not what it said last.
@@ -79,18 +97,24 @@ public enum SessionAgent {
                         await notifier.handle(event)
                     }
                 }
+                return true
             }
-            group.addTask { await notifier.follow(notificationEvents) }
+            group.addTask {
+                await notifier.follow(notificationEvents)
+                return true
+            }
             group.addTask {
                 for await signal in signals {
                     log("session: \(signal), restoring the session's settings and exiting")
-                    return
+                    return true
                 }
+                return true
             }
-            // The first to end (a signal, or a bus gone) ends the agent.
-            await group.next()
+            while let ends = await group.next(), !ends {}
+            focus?.stop()
             group.cancelAll()
         }
+        focus?.stop()
         await lowPower.stop()
         await session.close()
         await system?.close()
