@@ -51,6 +51,7 @@ BASHCOMPLETIONDIR=${BASHCOMPLETIONDIR:-$DATADIR/bash-completion/completions}
 ZSHCOMPLETIONDIR=${ZSHCOMPLETIONDIR:-$DATADIR/zsh/site-functions}
 FISHCOMPLETIONDIR=${FISHCOMPLETIONDIR:-$DATADIR/fish/vendor_completions.d}
 JOULECONFDIR=$SYSCONFDIR/joule
+XDGAUTOSTARTDIR=${XDGAUTOSTARTDIR:-$SYSCONFDIR/xdg/autostart}
 GEOCLUECONFDIR=$SYSCONFDIR/geoclue
 STRIP=${STRIP-strip}
 
@@ -80,6 +81,8 @@ layout() {
     echo "$BINDIR/joule @binary 0755"
     echo "$SYSTEMDSYSTEMUNITDIR/joule.service @bindir:dist/systemd/joule.service 0644"
     echo "$SYSTEMDUSERUNITDIR/joule-user.service @bindir:dist/systemd/joule-user.service 0644"
+    echo "$SYSTEMDUSERUNITDIR/joule-session.service @bindir:dist/systemd/user/joule-session.service 0644"
+    echo "$XDGAUTOSTARTDIR/joule-session.desktop @bindir:dist/xdg/autostart/joule-session.desktop 0644"
     echo "$DBUSPOLICYDIR/org.joule.Energy1.conf dist/dbus/org.joule.Energy1.conf 0644"
     echo "$DBUSSERVICEDIR/org.joule.Energy1.service @bindir:dist/dbus/org.joule.Energy1.service 0644"
     echo "$DBUSINTERFACEDIR/org.joule.Energy1.xml data/org.joule.Energy1.xml 0644"

@@ -33,7 +33,7 @@ refuses() { ! "$@"; }
 lacks() { ! grep -q "$1" <<<"$2"; } # lacks PATTERN TEXT
 # Directories from a caller's environment (a make that exports them) would override PREFIX.
 unset DESTDIR BINDIR DATADIR MANDIR SYSCONFDIR SYSTEMDSYSTEMUNITDIR SYSTEMDUSERUNITDIR DBUSPOLICYDIR \
-    DBUSSERVICEDIR DBUSINTERFACEDIR POLKITACTIONDIR BASHCOMPLETIONDIR ZSHCOMPLETIONDIR FISHCOMPLETIONDIR
+    DBUSSERVICEDIR DBUSINTERFACEDIR POLKITACTIONDIR BASHCOMPLETIONDIR ZSHCOMPLETIONDIR FISHCOMPLETIONDIR XDGAUTOSTARTDIR
 
 dest=$work/root
 mkdir -p "$dest/etc/joule"
@@ -68,6 +68,8 @@ expected=(
     usr/bin/joule
     usr/lib/systemd/system/joule.service
     usr/lib/systemd/user/joule-user.service
+    usr/lib/systemd/user/joule-session.service
+    etc/xdg/autostart/joule-session.desktop
     usr/share/dbus-1/system.d/org.joule.Energy1.conf
     usr/share/dbus-1/system-services/org.joule.Energy1.service
     usr/share/dbus-1/interfaces/org.joule.Energy1.xml
@@ -114,6 +116,16 @@ for line in Type=notify BusName=org.joule.Energy1 WantedBy=default.target; do
     check "joule-user.service: $line" grep -qx "$line" "$user_unit"
 done
 check "joule-user.service: ExecStart=/usr/bin/joule daemon --session" grep -qx 'ExecStart=/usr/bin/joule daemon --session' "$user_unit"
+session_unit=$dest/usr/lib/systemd/user/joule-session.service
+autostart=$dest/etc/xdg/autostart/joule-session.desktop
+for line in 'ExecStart=/usr/bin/joule session' PartOf=graphical-session.target WantedBy=graphical-session.target; do
+    check "joule-session.service: $line" grep -qx "$line" "$session_unit"
+done
+check "joule-session.desktop: Exec=/usr/bin/joule session, hidden where systemd runs the session" \
+    bash -c 'grep -qx "Exec=/usr/bin/joule session" "$1" && grep -qx X-GNOME-HiddenUnderSystemd=true "$1" && grep -qx X-systemd-skip=true "$1"' _ "$autostart"
+if command -v desktop-file-validate >/dev/null; then
+    check "desktop-file-validate joule-session.desktop" desktop-file-validate "$autostart"
+fi
 check "D-Bus activation: Exec=/usr/bin/joule daemon --system, SystemdService=joule.service" \
     bash -c 'grep -qx "Exec=/usr/bin/joule daemon --system" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
     "$dest/usr/share/dbus-1/system-services/org.joule.Energy1.service"
@@ -269,6 +281,7 @@ if command -v systemd-analyze >/dev/null; then
     mkdir -p "$work/units"
     sed "s|/usr/bin/joule|$bin|g" "$unit" >"$work/units/joule.service"
     sed "s|/usr/bin/joule|$bin|g" "$user_unit" >"$work/units/joule-user.service"
+    sed "s|/usr/bin/joule|$bin|g" "$session_unit" >"$work/units/joule-session.service"
     flags=()
     if command -v man >/dev/null; then flags+=(--man=yes); else flags+=(--man=no); fi
     systemd-analyze verify --help 2>&1 | grep -q -- --recursive-errors && flags+=(--recursive-errors=no)
@@ -293,6 +306,7 @@ if command -v systemd-analyze >/dev/null; then
     }
     verify joule.service
     verify joule-user.service --user
+    verify joule-session.service --user
     exposure=$(cd "$work/units" && systemd-analyze --offline=true security "$work/units/joule.service" 2>/dev/null | grep -i 'overall exposure' || true)
     [[ -n $exposure ]] && note "systemd-analyze security: ${exposure#→ }"
 else
