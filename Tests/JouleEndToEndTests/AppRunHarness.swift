@@ -20,7 +20,12 @@ final class AppRunHarness: @unchecked Sendable {
     static let testApp = CLIHarness.packageRoot.appendingPathComponent("Tests/Support/lifecycle_test_app.py").path
 
     /// `runOptions` go to joule run; `appOptions` to the test app (or `command` replaces it).
-    init(runOptions: [String] = [], appOptions: [String] = [], command: [String]? = nil, extraEnvironment: [String: String] = [:]) throws {
+    /// `window` (a script and a window name) starts an X11 window as the app's child first, so
+    /// the window's pid is in the app's process tree (and cgroup).
+    init(
+        runOptions: [String] = [], appOptions: [String] = [], command: [String]? = nil, extraEnvironment: [String: String] = [:],
+        window: (script: String, name: String)? = nil
+    ) throws {
         name = "t" + UUID().uuidString.prefix(8).lowercased()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-app-\(name)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -31,8 +36,12 @@ final class AppRunHarness: @unchecked Sendable {
         environment.merge(extraEnvironment) { _, new in new }
         self.environment = environment
         process.executableURL = CLIHarness.binary
-        process.arguments = ["run", "--name", name] + runOptions + ["--"]
-            + (command ?? ["/usr/bin/python3", Self.testApp, "--log", logPath] + appOptions)
+        var app = command ?? ["/usr/bin/python3", Self.testApp, "--log", logPath] + appOptions
+        if let window {
+            // The shell starts the window, then becomes the app: the window is the app's child.
+            app = ["/bin/sh", "-c", "/usr/bin/python3 \"$0\" \"$1\" >/dev/null & shift 2; exec \"$@\"", window.script, window.name] + app
+        }
+        process.arguments = ["run", "--name", name] + runOptions + ["--"] + app
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice

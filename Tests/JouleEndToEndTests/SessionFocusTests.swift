@@ -1,0 +1,90 @@
+import Foundation
+import JouleWire
+import JouleHardware
+import JouleTesting
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The foreground follows the focused window, end to end: Xvfb with openbox, joule daemon on a
+/// private bus, an app under `joule run` whose X11 window is its child, another window of no
+/// app, and `joule session` watching the display. Focus moves with xdotool; the app hears its
+/// lifecycle events in order, is suspended once minimised past its grace, and thawed when
+/// activated again.
+@Suite(.serialized, .enabled("needs Xvfb, openbox, xdotool, x11-utils, python3-xlib: run scripts/install-deps.sh (CI requires them)") {
+    X11Rig.shouldRun
+})
+struct SessionFocusTests {
+    static let windowScript = CLIHarness.packageRoot.appendingPathComponent("Tests/Support/x11_window.py").path
+
+    /// The window ids named `name` on the rig's display.
+    static func windows(_ rig: X11Rig, _ name: String) async throws -> [String] {
+        let result = try await Program.run("/usr/bin/xdotool", ["search", "--name", "^\(name)$"], environment: rig.environment, timeout: 30)
+        return result.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func theFocusedWindowDrivesTheAppsLifecycle() async throws {
+        let rig = try await X11Rig()
+        let daemon = try await DaemonHarness()
+        try await daemon.start()
+        defer { daemon.end() }
+        let display = try #require(rig.environment["DISPLAY"])
+        let run = try AppRunHarness(
+            runOptions: ["--grace", "0.3"], extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address, "DISPLAY": display],
+            window: (Self.windowScript, "editor"))
+        guard await run.waitReady() else { return }
+        let other = try await rig.openWindow("other")
+        #expect(try await eventually { try await !Self.windows(rig, "editor").isEmpty }, "the app's window is mapped")
+        let editor = try #require(try await Self.windows(rig, "editor").first)
+        try await rig.xdotool(["windowactivate", "--sync", editor])
+
+        // joule session, on the same private bus, as the session's agent.
+        let home = run.directory + "/session-home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let agent = Process()
+        agent.executableURL = CLIHarness.binary
+        agent.arguments = ["session"]
+        var environment = ProcessInfo.processInfo.environment
+        for (key, value) in [
+            "DISPLAY": display, "DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address, "DBUS_SESSION_BUS_ADDRESS": daemon.bus.address,
+            "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state", "JOULE_STATE_DIR": home + "/state",
+        ] { environment[key] = value }
+        environment["SWAYSOCK"] = nil
+        environment["I3SOCK"] = nil
+        agent.environment = environment
+        let agentLog = run.directory + "/session.log"
+        FileManager.default.createFile(atPath: agentLog, contents: nil)
+        agent.standardError = FileHandle(forWritingAtPath: agentLog)
+        agent.standardOutput = FileHandle.nullDevice
+        try agent.run()
+        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
+        let said = { (try? String(contentsOfFile: agentLog, encoding: .utf8)) ?? "" }
+        #expect(try await eventually { said().contains("following the focus on \(display)") }, "\(said())")
+
+        // Another window takes the focus: the app is visible but not focused.
+        try await rig.xdotool(["windowactivate", "--sync", String(other.id)])
+        await run.wait(20, "willResignActive") { run.heardEvents == ["willResignActive"] }
+        #expect(await run.state() == "inactive")
+
+        // Minimised: the background, then suspended after its grace.
+        try await rig.xdotool(["windowminimize", "--sync", editor])
+        await run.wait(20, "didEnterBackground") { run.heardEvents == ["willResignActive", "didEnterBackground"] }
+        await run.wait(30, "suspended") { await run.state() == "suspended" }
+        #expect(run.processState() == "T" || run.processState() == "S", "frozen or stopped")
+
+        // Activated again: thawed, in the foreground.
+        try await rig.xdotool(["windowactivate", editor])
+        await run.wait(30, "didBecomeActive") { run.heardEvents.suffix(2) == ["willEnterForeground", "didBecomeActive"] }
+        #expect(run.heardEvents == ["willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive"], "\(run.heardEvents)")
+        #expect(await run.state() == "active")
+        #expect(run.processState() != "T")
+
+        kill(agent.processIdentifier, SIGTERM)
+        agent.waitUntilExit()
+        #expect(agent.terminationStatus == 0, "\(said())")
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
+    }
+}
