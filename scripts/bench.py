@@ -23,7 +23,7 @@ BENCH_DAEMON_READS (default 2000), BENCH_ADVERTS (default 500000), BENCH_SLEEPER
 300), BENCH_TRANSFER_MIB (default 256), BENCH_TRANSFER_RUNS (default 5), BENCH_QUEUE_TRANSFERS
 (default 100), BENCH_QUEUE_RELOADS (default 20), BENCH_ENERGY_PROCESSES (default 1000: sleepers started for the energy group), BENCH_OUT (default
 BENCHMARKS.md), BENCH_ONLY (comma-separated groups out of
-sampling,energy,status,beacons,watch,latency,daemon,transfers,queue,beacon-wakeups,location; default all: a partial run says so in
+sampling,energy,status,beacons,watch,latency,daemon,transfers,queue,beacon-wakeups,location,session; default all: a partial run says so in
 the report).
 """
 import json, os, platform, random, shutil, signal, statistics, subprocess, sys, tempfile, time
@@ -1095,7 +1095,11 @@ def start_joule_daemon(work, bus, binary=JOULE, name="joule", config=None):
         env.pop(k, None)
     logpath = os.path.join(work, f"{name}-daemon.log")
     log_file = open(logpath, "w")
-    cmd = [binary, "daemon", "--root", root, "--config", config or os.path.join(work, "no-such-joule.yaml")]
+    if config is None:
+        # A named config must exist (a missing one is an error since issue 32): an empty one is the defaults.
+        config = os.path.join(work, "empty-joule.yaml")
+        open(config, "a").close()
+    cmd = [binary, "daemon", "--root", root, "--config", config]
     proc = subprocess.Popen(cmd, env=env, stdout=log_file, stderr=log_file)
     log_file.close()
     read_log = lambda: open(logpath).read()
@@ -1209,7 +1213,7 @@ def bench_daemon(work):
     u = windows.get("upowerd")
     peer = f"upowerd {up_version} (`-v -r`, umockdev)" if u else "upowerd (did not run)"
     jcmd = (f"cp -a {DAEMON_FIXTURE} /tmp/d && DBUS_SYSTEM_BUS_ADDRESS=(private bus) JOULE_STATE_DIR=… JOULE_RUNTIME_DIR=… "
-            f"{JOULE_REL} daemon --root /tmp/d --config /nonexistent.yaml  (idle {span:.0f} s after {warm} s)")
+            f"{JOULE_REL} daemon --root /tmp/d --config (empty file)  (idle {span:.0f} s after {warm} s)")
     ucmd = (f"UMOCKDEV_DIR=(copy of {DAEMON_FIXTURE}) LD_PRELOAD={PRELOAD} UPOWER_CONF_FILE_NAME=(empty) "
             f"UPOWER_HISTORY_DIR=(temp) DBUS_SYSTEM_BUS_ADDRESS=(private bus) {UPOWERD} -v -r")
 
@@ -1452,6 +1456,70 @@ def write_report(m_start, m_end, started, fuzz):
     log(f"wrote {OUT}")
 
 
+# ---------------------------------------------------------------- the session agent idle
+
+SESSION_SECONDS = int(os.environ.get("BENCH_SESSION_SECONDS", "60"))
+
+
+def bench_session(work):
+    """`joule session` idle on an X11 desktop (Xvfb, openbox, one window) following a joule
+    daemon, beside the least an event-driven focus watcher can do: `xprop -spy` on the root
+    window's _NET_ACTIVE_WINDOW. Both sleep in poll until the desktop changes; nothing changes
+    in the window, so every wakeup counted is one of their own."""
+    for tool in ("/usr/bin/Xvfb", "/usr/bin/openbox", "/usr/bin/xprop"):
+        if not os.access(tool, os.X_OK):
+            notes.append(f"Session agent idle: {tool} is missing (scripts/install-deps.sh installs it).")
+            return
+    log(f"session: joule session and xprop -spy idle for {SESSION_SECONDS} s on Xvfb + openbox")
+    display = f":{random.randint(300, 900)}"
+    bus = PrivateBus(os.path.join(work, "bus-session"))
+    xenv = dict(os.environ, DISPLAY=display)
+    procs = []
+    try:
+        procs.append(subprocess.Popen(["/usr/bin/Xvfb", display, "-screen", "0", "800x600x24", "-nolisten", "tcp"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        wait_for(lambda: os.path.exists(f"/tmp/.X11-unix/X{display[1:]}"), 30, "Xvfb did not start")
+        procs.append(subprocess.Popen(["/usr/bin/openbox"], env=xenv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(1)
+        procs.append(subprocess.Popen([PY, "Tests/Support/x11_window.py", "bench-window"], env=xenv,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        daemon, _ = start_joule_daemon(work, bus, name="session-daemon")
+        procs.append(daemon)
+        home = os.path.join(work, "session-home")
+        os.makedirs(home, exist_ok=True)
+        env = dict(xenv, DBUS_SESSION_BUS_ADDRESS=bus.address, DBUS_SYSTEM_BUS_ADDRESS=bus.address, HOME=home,
+                   XDG_CONFIG_HOME=os.path.join(home, "config"), JOULE_STATE_DIR=os.path.join(home, "state"))
+        for k in ("SWAYSOCK", "I3SOCK", "WAYLAND_DISPLAY"):
+            env.pop(k, None)
+        logpath = os.path.join(work, "session.log")
+        with open(logpath, "w") as log_file:
+            agent = subprocess.Popen([JOULE, "session"], env=env, stdout=log_file, stderr=log_file)
+        procs.append(agent)
+        wait_for(lambda: "following the focus" in open(logpath).read() or agent.poll() is not None, 30, "joule session: not following")
+        spy = subprocess.Popen(["/usr/bin/xprop", "-spy", "-root", "_NET_ACTIVE_WINDOW"], env=xenv,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs.append(spy)
+        time.sleep(5)
+        windows = {"session": IdleWindow(agent.pid), "xprop": IdleWindow(spy.pid)}
+        span = observe(windows, SESSION_SECONDS)
+        if agent.poll() is not None:
+            raise RuntimeError("joule session exited during the idle window: " + open(logpath).read())
+    finally:
+        stop_processes(tuple(reversed(procs)))
+        bus.stop()
+    a, x = windows["session"], windows["xprop"]
+    cmd = (f"Xvfb {display} + openbox + one window; joule daemon on a private bus; DISPLAY={display} "
+           f"DBUS_SESSION_BUS_ADDRESS=(that bus) {JOULE_REL} session  (idle {span:.0f} s after 5 s)")
+    rows.append((f"`joule session` idle on X11, following a joule daemon: wakeups/s of all its threads ({len(a.per)} seen)",
+                 f"{a.wakeups():.3f} /s", "`xprop -spy -root _NET_ACTIVE_WINDOW` (x11-utils)", f"{x.wakeups():.3f} /s",
+                 None, "no periodic wakeup (≤ 0.05 /s)", "met" if a.wakeups() <= 0.05 else "missed", cmd))
+    rows.append(("〃 CPU, run time of all threads ÷ wall", f"{a.cpu_pct():.4f} % of a core", "xprop -spy",
+                 f"{x.cpu_pct():.4f} %", None, "< 0.01 %", "met" if a.cpu_pct() < 0.01 else "missed", "〃"))
+    rows.append(("〃 peak RSS (VmHWM)", f"{a.hwm/1024:.1f} MiB", "xprop -spy", f"{x.hwm/1024:.1f} MiB",
+                 x.hwm / a.hwm if a.hwm else None, "≤ 12 MiB", "met" if a.hwm <= 12 * 1024 else "missed", "〃"))
+    notes.append("Session agent idle, per thread: " + a.threads_text())
+
+
 def main():
     started = time.time()
     m_start = machine()
@@ -1463,7 +1531,7 @@ def main():
     groups = [("sampling", bench_sampling), ("energy", bench_energy), ("status", bench_status), ("beacons", bench_beacons),
               ("watch", bench_watch_cost), ("latency", bench_latency), ("daemon", bench_daemon),
               ("transfers", bench_transfers), ("queue", bench_queue), ("beacon-wakeups", bench_beacon_wakeups),
-              ("location", bench_location)]
+              ("location", bench_location), ("session", bench_session)]
     only = [g for g in os.environ.get("BENCH_ONLY", "").split(",") if g]
     unknown = set(only) - {name for name, _ in groups}
     if unknown:
