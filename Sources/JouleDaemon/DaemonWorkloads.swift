@@ -20,7 +20,14 @@ package actor DaemonWorkloads {
     private var enforcing = false
     private var watching = false
 
-    package init(stateDirectory: StateDirectory?, log: @escaping @Sendable (String) -> Void) {
+    /// Each CPU-monitor violation, with its report's path when written (for `CPUMonitorViolation`).
+    private let violated: (@Sendable (ResourceReport, String?) async -> Void)?
+
+    package init(
+        stateDirectory: StateDirectory?, log: @escaping @Sendable (String) -> Void,
+        violated: (@Sendable (ResourceReport, String?) async -> Void)? = nil
+    ) {
+        self.violated = violated
         self.stateDirectory = stateDirectory
         self.log = log
     }
@@ -134,11 +141,15 @@ package actor DaemonWorkloads {
         }
         let log = self.log
         let tally = self.tally
+        let violated = self.violated
         watching = true
         tasks.append(Task {
             do {
                 try await monitor.run { event in
-                    if case .violation(let report, _) = event { tally.recordViolation(report) }
+                    if case .violation(let report, let path) = event {
+                        tally.recordViolation(report)
+                        if let violated { Task { await violated(report, path) } }
+                    }
                     if let line = Self.describe(event) { log("cpuMonitor[\(index)]: \(line)") }
                 }
             } catch {

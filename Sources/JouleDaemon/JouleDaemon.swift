@@ -246,7 +246,9 @@ package actor JouleDaemon {
         await publish()
         await followPowerProfiles()
         await actuation.set(await engine.lowPowerMode)
-        let workloads = DaemonWorkloads(stateDirectory: options.stateDirectory, log: log)
+        let workloads = DaemonWorkloads(
+            stateDirectory: options.stateDirectory, log: log,
+            violated: { [weak self] report, path in await self?.service?.cpuMonitorViolation(report, path: path) })
         self.workloads = workloads
         await workloads.start(configuration, states: await states())
         self.transfers = transfers

@@ -2,7 +2,8 @@ import JouleWire
 import JouleHardware
 
 /// org.joule.Energy1's signals as the session agent's events: `PowerStateDidChange(b, s)`,
-/// `ThermalStateDidChange(s, s, s)`, and `PropertiesChanged` carrying `WarningLevel` (with
+/// `ThermalStateDidChange(s, s, s)`, `CPUMonitorViolation(a{sv})` with action kill, and
+/// `PropertiesChanged` carrying `WarningLevel` (with
 /// `Percentage` when it changed too). Pure; a malformed signal is no event.
 public enum EnergySignalDecoder {
     /// The match rule for everything decoded here.
@@ -14,6 +15,13 @@ public enum EnergySignalDecoder {
         case (EnergyBus.interfaceName, "PowerStateDidChange"):
             guard arguments.count >= 2, let on = arguments[0].boolValue, let reason = arguments[1].stringValue else { return [] }
             return [.lowPowerMode(on: on, reason: reason)]
+        case (EnergyBus.interfaceName, "CPUMonitorViolation"):
+            // Only a kill is news for the user; a report or a throttle is the log's.
+            guard let fields = arguments.first?.stringKeyedEntries.map({ Dictionary($0, uniquingKeysWith: { $1 }) }),
+                  fields["action"]?.stringValue == "kill", let process = fields["process"]?.stringValue,
+                  let report = fields["report"]?.stringValue
+            else { return [] }
+            return [.cpuMonitorKill(process: process, reportID: report)]
         case (EnergyBus.interfaceName, "ThermalStateDidChange"):
             guard let state = arguments.first?.stringValue else { return [] }
             return [.thermalState(state)]

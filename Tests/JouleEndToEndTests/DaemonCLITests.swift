@@ -285,10 +285,23 @@ struct DaemonCLITests {
                 action: report
             """)
         try await daemon.start()
+        let client = try await daemon.client()
+        let violations = try await client.signals(matching: "type='signal',interface='org.joule.Energy1',member='CPUMonitorViolation'")
         try await daemon.waitForLog("cpuMonitor[0]: watching \(name) [\(spinner.processIdentifier)]")
         try await daemon.waitForLog("cpuMonitor[0]: EXC_RESOURCE CPU \(name) [\(spinner.processIdentifier)]")
         let reports = try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory + "/reports")
         #expect(!reports.isEmpty)
+        // The session agent hears it: process, pid, action and the report.
+        var heard: [(String, BusValue)]?
+        for await signal in violations {
+            heard = signal.arguments.first?.stringKeyedEntries
+            break
+        }
+        let fields = Dictionary(heard ?? [], uniquingKeysWith: { $1 })
+        #expect(fields["process"] == .string(name) && fields["pid"] == .uint32(UInt32(spinner.processIdentifier)), "\(fields)")
+        #expect(fields["action"] == .string("report") && fields["exception"] == .string("EXC_RESOURCE CPU"), "\(fields)")
+        #expect(fields["path"]?.stringValue.map { reports.contains(($0 as NSString).lastPathComponent) } == true, "\(fields) \(reports)")
+        await client.close()
         #expect(spinner.isRunning, "action report never signals")
         #expect(await daemon.stop() == 0)
     }

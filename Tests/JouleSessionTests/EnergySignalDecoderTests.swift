@@ -21,4 +21,16 @@ struct EnergySignalDecoderTests {
         #expect(EnergySignalDecoder.decode(changed) == [.warningLevel("low", percentage: 9.5)])
         #expect(EnergySignalDecoder.decode(signal(EnergyBus.interfaceName, "PowerStateDidChange", [.string("on")])).isEmpty)
     }
+
+    @Test func aCPUMonitorKillBecomesAnEventAndOtherActionsDoNot() {
+        func violation(_ action: String) -> BusSignalMessage {
+            signal(EnergyBus.interfaceName, "CPUMonitorViolation", [.variantDictionary([
+                ("process", .string("spinner")), ("pid", .uint32(42)), ("action", .string(action)),
+                ("report", .string("6F9A1C2E-0001")), ("path", .string("/var/lib/joule/reports/x.json")),
+            ])])
+        }
+        #expect(EnergySignalDecoder.decode(violation("kill")) == [.cpuMonitorKill(process: "spinner", reportID: "6F9A1C2E-0001")])
+        #expect(EnergySignalDecoder.decode(violation("report")).isEmpty)
+        #expect(EnergySignalDecoder.decode(signal(EnergyBus.interfaceName, "CPUMonitorViolation", [.string("kill")])).isEmpty)
+    }
 }

@@ -1,6 +1,7 @@
 import JouleWire
 import JouleHardware
 import JouleEnergy
+import JouleWorkloads
 
 /// The `org.joule.Energy1` object: the engines' state as D-Bus properties (read from a
 /// snapshot under a lock, so a property read never waits for the engines), its methods,
@@ -98,6 +99,24 @@ package final class EnergyService: Sendable {
         await signals.signal("SleepFlagged", [Self.sleep(record)])
     }
 
+    /// A CPU-monitor violation, for the session agent to tell the user about a kill.
+    package func cpuMonitorViolation(_ report: ResourceReport, path: String?) async {
+        await signals.signal("CPUMonitorViolation", [Self.violation(report, path: path)])
+    }
+
+    /// A violation as `a{sv}`: process, pid, action (kill, throttle, report), actionTaken,
+    /// exception (`EXC_RESOURCE CPU`), message, report (the incident id), path (when written).
+    package static func violation(_ report: ResourceReport, path: String?) -> BusValue {
+        var entries: [(String, BusValue)] = [
+            ("process", .string(report.processName)), ("pid", .uint32(UInt32(bitPattern: report.pid))),
+            ("action", .string(report.action)), ("actionTaken", .string(report.actionTaken)),
+            ("exception", .string("\(report.exceptionType) \(report.exceptionSubtype)")), ("message", .string(report.exceptionMessage)),
+            ("report", .string(report.incidentIdentifier)),
+        ]
+        if let path { entries.append(("path", .string(path))) }
+        return .variantDictionary(entries)
+    }
+
     /// A sleep as `a{sv}`: start, end (Unix seconds), mode, drainPercentPerHour, drainW,
     /// energyBeforeWh, energyAfterWh, wakeReason, summary; an unknown value is left out.
     package static func sleep(_ record: SleepRecord) -> BusValue {
@@ -174,6 +193,7 @@ package final class EnergyService: Sendable {
                 .init("PowerStateDidChange", "bs", names: ["lowPowerMode", "reason"]),
                 .init("ThermalStateDidChange", "sss", names: ["state", "previous", "cause"]),
                 .init("SleepFlagged", "a{sv}", names: ["sleep"]),
+                .init("CPUMonitorViolation", "a{sv}", names: ["violation"]),
             ])
     }
 }
