@@ -52,7 +52,10 @@ actor DaemonDesktopApps {
     func reload(_ fresh: [DesktopAppRule]) async {
         rules = fresh
         for (cgroup, name) in managed where !fresh.contains(where: { $0.id == appID(of: name, cgroup: cgroup) }) {
-            await supervisor.exited(name, detail: "no longer in the config's apps")
+            if !name.isEmpty {
+                await supervisor.exited(name, detail: "no longer in the config's apps")
+                log("apps: \(name): no longer in the config's apps; let go")
+            }
             managed[cgroup] = nil
         }
         if !fresh.isEmpty { await start() }
@@ -80,7 +83,11 @@ actor DaemonDesktopApps {
         let scopes = scanner.scan()
         let present = Set(scopes.map(\.cgroup))
         for (cgroup, name) in managed where !present.contains(cgroup) {
-            await supervisor.exited(name, detail: "its scope \(CgroupPath(cgroup).components.last ?? cgroup) ended")
+            let detail = "its scope \(CgroupPath(cgroup).components.last ?? cgroup) ended"
+            if !name.isEmpty {
+                await supervisor.exited(name, detail: detail)
+                log("apps: \(name): \(detail); let go")
+            }
             managed[cgroup] = nil
         }
         var empty = false

@@ -2,6 +2,7 @@ import Foundation
 import JouleWire
 import JouleHardware
 import JouleApps
+import JouleEnergy
 @testable import JouleDaemon
 import JouleTesting
 import Testing
@@ -59,5 +60,31 @@ import Testing
         await desktop.reload([])
         #expect(await supervisor.names.isEmpty)
         #expect(lines.withLock { $0 }.contains { $0.hasPrefix("apps: firefox: the desktop app firefox in ") }, "\(lines.withLock { $0 })")
+    }
+
+    /// A scope that vanishes while it is being frozen: the app is let go, the failed thaw is
+    /// said, and nothing is left holding it.
+    @Test func aScopeVanishingMidFreezeIsLetGo() async throws {
+        let scratch = try ScratchDirectory(prefix: "joule-desktop-vanish")
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        child.arguments = ["60"]
+        try child.run()
+        defer { child.terminate() }
+        try Self.scope(scratch.path, "app-gnome-firefox-1234.scope", pid: child.processIdentifier)
+        let lines = Locked<[String]>([])
+        let supervisor = AppSupervisor(clock: SystemClock(), ledger: nil, reports: nil, log: { line in lines.withLock { $0.append(line) } })
+        let desktop = DaemonDesktopApps(
+            supervisor: supervisor, rules: [DesktopAppRule(id: "firefox")], cgroupRoot: scratch.path, log: { line in lines.withLock { $0.append(line) } })
+        await desktop.start()
+        defer { Task { await desktop.stop() } }
+        #expect(await supervisor.names == ["firefox"])
+        try await supervisor.request(.suspend, app: "firefox")
+        let freeze = scratch.path + Self.slice + "/app-gnome-firefox-1234.scope/cgroup.freeze"
+        #expect(try await eventually { (try? String(contentsOfFile: freeze, encoding: .utf8)) == "1" || (try? String(contentsOfFile: freeze, encoding: .utf8)) == "1\n" })
+        // The kernel has not confirmed the freeze (cgroup.events still says frozen 0) when the scope goes.
+        try FileManager.default.removeItem(atPath: scratch.path + Self.slice + "/app-gnome-firefox-1234.scope")
+        #expect(try await eventually { await supervisor.names.isEmpty })
+        #expect(lines.withLock { $0 }.contains { $0.contains("firefox") && $0.contains("ended") }, "\(lines.withLock { $0 })")
     }
 }
