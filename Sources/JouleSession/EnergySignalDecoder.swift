@@ -2,7 +2,8 @@ import JouleWire
 import JouleHardware
 
 /// org.joule.Energy1's signals as the session agent's events: `PowerStateDidChange(b, s)`,
-/// `ThermalStateDidChange(s, s, s)`, `CPUMonitorViolation(a{sv})` with action kill, and
+/// `ThermalStateDidChange(s, s, s)`, `CPUMonitorViolation(a{sv})` with action kill,
+/// `SleepFlagged(a{sv})`, and
 /// `PropertiesChanged` carrying `WarningLevel` (with
 /// `Percentage` when it changed too). Pure; a malformed signal is no event.
 public enum EnergySignalDecoder {
@@ -22,6 +23,11 @@ public enum EnergySignalDecoder {
                   let report = fields["report"]?.stringValue
             else { return [] }
             return [.cpuMonitorKill(process: process, reportID: report)]
+        case (EnergyBus.interfaceName, "SleepFlagged"):
+            guard let fields = arguments.first?.stringKeyedEntries.map({ Dictionary($0, uniquingKeysWith: { $1 }) }),
+                  let start = fields["start"]?.doubleValue, let summary = fields["summary"]?.stringValue
+            else { return [] }
+            return [.sleepDrained(start: start, summary: summary)]
         case (EnergyBus.interfaceName, "ThermalStateDidChange"):
             guard let state = arguments.first?.stringValue else { return [] }
             return [.thermalState(state)]

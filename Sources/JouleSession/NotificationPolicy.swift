@@ -63,6 +63,10 @@ public struct NotificationPolicy: Sendable {
             return show(.cpuMonitor, state: reportID, NotificationContent(
                 summary: "“\(process)” was stopped",
                 body: "It used too much CPU in the background. Report \(reportID).", urgency: 1))
+        case .sleepDrained(let start, let summary):
+            // The daemon's own line says how long, how fast and what woke it.
+            return show(.sleep, state: "\(start)", NotificationContent(
+                summary: "The battery drained while asleep", body: summary.prefix(1).uppercased() + summary.dropFirst() + ".", urgency: 1))
         case .transferBatchFinished(let completed, let failed):
             let body = failed == 0 ? "" : "\(failed) failed."
             return show(.transfers, state: "\(completed)/\(failed)", NotificationContent(

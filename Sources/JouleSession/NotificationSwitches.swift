@@ -6,6 +6,8 @@ public struct NotificationSwitches: Sendable, Hashable {
     public var cpuMonitor = true
     /// Off by default: a finished batch is rarely worth interrupting someone for.
     public var transfers = false
+    /// A sleep that drained the battery fast (Energy1's `SleepFlagged`).
+    public var sleep = true
 
     public init() {}
 
@@ -16,6 +18,7 @@ public struct NotificationSwitches: Sendable, Hashable {
         case .thermal: thermal
         case .cpuMonitor: cpuMonitor
         case .transfers: transfers
+        case .sleep: sleep
         }
     }
 
@@ -26,6 +29,7 @@ public struct NotificationSwitches: Sendable, Hashable {
         case .thermal: thermal = on
         case .cpuMonitor: cpuMonitor = on
         case .transfers: transfers = on
+        case .sleep: sleep = on
         }
     }
 }

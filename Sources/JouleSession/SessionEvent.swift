@@ -8,10 +8,12 @@ public enum SessionEvent: Sendable, Hashable {
     case warningLevel(String, percentage: Double?)
     /// `ThermalStateDidChange`'s state: `nominal`, `fair`, `serious`, `critical`.
     case thermalState(String)
-    /// The CPU monitor killed a process. The daemon does not announce kills on D-Bus yet (they
-    /// are in its reports directory only); this is the input such a signal would feed.
+    /// The CPU monitor killed a process (Energy1's `CPUMonitorViolation` with action kill).
     case cpuMonitorKill(process: String, reportID: String)
     /// A batch of deferred transfers finished. Transfers1 announces each transfer
     /// (`TransferFinished`), not batches; this is the input a batch signal would feed.
     case transferBatchFinished(completed: Int, failed: Int)
+    /// A sleep drained the battery fast (Energy1's `SleepFlagged`): when it began (Unix
+    /// seconds, which tells one sleep from the next) and the daemon's line about it.
+    case sleepDrained(start: Double, summary: String)
 }

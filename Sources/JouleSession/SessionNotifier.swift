@@ -84,6 +84,7 @@ public actor SessionNotifier {
         case .thermal: "dialog-warning-symbolic"
         case .cpuMonitor: "utilities-system-monitor-symbolic"
         case .transfers: "folder-download-symbolic"
+        case .sleep: "weather-clear-night-symbolic"
         }
     }
 }

@@ -5,7 +5,7 @@ import Yams
 ///
 /// ```yaml
 /// session:
-///   notifications: {lowPowerMode: true, battery: true, thermal: true, cpuMonitor: true, transfers: false}
+///   notifications: {lowPowerMode: true, battery: true, thermal: true, cpuMonitor: true, transfers: false, sleep: true}
 ///   lowPowerBrightnessPercent: 40     # null (the default): the backlight is left alone
 /// ```
 public struct SessionSettings: Sendable, Hashable {

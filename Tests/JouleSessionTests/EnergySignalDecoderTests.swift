@@ -33,4 +33,22 @@ struct EnergySignalDecoderTests {
         #expect(EnergySignalDecoder.decode(violation("report")).isEmpty)
         #expect(EnergySignalDecoder.decode(signal(EnergyBus.interfaceName, "CPUMonitorViolation", [.string("kill")])).isEmpty)
     }
+
+    @Test func aFlaggedSleepBecomesAnEventAndANotification() {
+        let flagged = signal(EnergyBus.interfaceName, "SleepFlagged", [.variantDictionary([
+            ("start", .double(100)), ("end", .double(3700)), ("drainPercentPerHour", .double(4)),
+            ("summary", .string("slept 1h 0m (s2idle): 4 %/h, 2 W, woke by ACPI LID0 (wakeup_count +1) — drains fast (over 2 %/h)")),
+        ])])
+        let events = EnergySignalDecoder.decode(flagged)
+        #expect(events == [.sleepDrained(start: 100, summary: "slept 1h 0m (s2idle): 4 %/h, 2 W, woke by ACPI LID0 (wakeup_count +1) — drains fast (over 2 %/h)")])
+        var policy = NotificationPolicy()
+        let shown = events.flatMap { policy.handle($0) }
+        guard case .show(.sleep, let content)? = shown.first else {
+            Issue.record("no notification: \(shown)")
+            return
+        }
+        #expect(content.summary == "The battery drained while asleep")
+        #expect(content.body.hasPrefix("Slept 1h 0m (s2idle): 4 %/h") && content.urgency == 1)
+        #expect(events.flatMap { policy.handle($0) }.isEmpty, "the same sleep once")
+    }
 }

@@ -20,7 +20,7 @@ struct SessionSettingsTests {
     @Test(arguments: [
         ("session:\n  lowPowerBrightnessPercent: 0\n", "c.yaml:2:30: session.lowPowerBrightnessPercent: expected a number from 1 to 100, found \"0\""),
         ("session:\n  lowPowerBrightnessPercent: 40.5\n", "c.yaml:2:30: session.lowPowerBrightnessPercent: expected a whole percentage from 1 to 100"),
-        ("session:\n  notifications: {sound: true}\n", "c.yaml:2:19: session.notifications.sound: unknown key (expected lowPowerMode, battery, thermal, cpuMonitor, transfers)"),
+        ("session:\n  notifications: {sound: true}\n", "c.yaml:2:19: session.notifications.sound: unknown key (expected lowPowerMode, battery, thermal, cpuMonitor, transfers, sleep)"),
         ("session:\n  notifications:\n    battery: maybe\n", "c.yaml:3:14: session.notifications.battery: expected true or false, found \"maybe\""),
         ("session:\n  animations: false\n", "c.yaml:2:3: session.animations: unknown key (expected notifications, lowPowerBrightnessPercent)"),
     ])
