@@ -151,6 +151,10 @@ if fdpkg -i "$deb"; then
     registered=$(dpkg-query --admindir="$fake/var/lib/dpkg" -W -f='${Conffiles}\n' joule | awk 'NF {print $1}' | LC_ALL=C sort)
     check "dpkg registered the conffiles" test "$registered" = "$(LC_ALL=C sort "$work/control/conffiles")"
     check "/usr/bin/joule runs from the root" bash -c 'env -i "$1/usr/bin/joule" --version >/dev/null' _ "$fake"
+    wants=$fake/etc/systemd/system/multi-user.target.wants/joule.service
+    mask=$fake/etc/systemd/system/joule.service
+    check "postinst enabled joule.service (deb-systemd-helper, in DPKG_ROOT)" \
+        test "$(readlink "$wants")" = /usr/lib/systemd/system/joule.service
     # As the daemon would have left it: state, then remove and purge.
     mkdir -p "$fake/var/lib/joule/reports"
     echo x >"$fake/var/lib/joule/history.db"
@@ -160,8 +164,18 @@ if fdpkg -i "$deb"; then
         check "remove keeps the edited conffile and /var/lib/joule" \
             bash -c 'grep -q "# mine" "$1/etc/joule/joule.yaml" && test -f "$1/var/lib/joule/history.db"' _ "$fake"
         check "remove takes /usr/bin/joule" test ! -e "$fake/usr/bin/joule"
+        check "postrm masked the unit while its enablement outlives it" test "$(readlink "$mask")" = /dev/null
     else
         fail "dpkg -r removes it"
+    fi
+    if fdpkg -i "$deb"; then
+        pass "dpkg -i reinstalls it"
+        check "reinstall keeps the edited joule.yaml" grep -q "# mine" "$fake/etc/joule/joule.yaml"
+        check "reinstall unmasks the unit and keeps it enabled" \
+            bash -c 'test ! -L "$1" && test -L "$2"' _ "$mask" "$wants"
+        fdpkg -r joule || fail "dpkg -r removes it again"
+    else
+        fail "dpkg -i reinstalls it"
     fi
     if fdpkg -P joule; then
         pass "dpkg -P purges it"
