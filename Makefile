@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run soak test check-layers test-tsan test-sanitize test-vm test-install release build-release install uninstall bench fuzz clean
+.PHONY: deps build run soak test check-layers test-tsan test-sanitize test-vm test-install test-deb release build-release install uninstall deb bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -14,10 +14,12 @@ run: build
 	.build/debug/joule status
 	.build/debug/joule status --json --root $(FIXTURE)
 
-# `make test` is what CI runs, in one build: every Swift test under ThreadSanitizer (.build-tsan),
+# `make test` is what CI runs, in one debug build: every Swift test under ThreadSanitizer (.build-tsan),
 # then the fuzz targets' short run (AddressSanitizer), the install check and the VM, both with
 # that same ThreadSanitizer joule (a separate release build would double CI's time; the VM takes
-# the Swift runtime's libraries along). `make test-sanitize` adds AddressSanitizer with
+# the Swift runtime's libraries along). Last, the Debian package (test-deb): lintian and
+# dpkg-shlibdeps must judge the binary that ships, so this is CI's one release build (reused
+# when .build-release is up to date). `make test-sanitize` adds AddressSanitizer with
 # UndefinedBehaviorSanitizer (.build-asan). A report fails the test that saw it (TSan exits 66).
 # JOULE_PPD: the real power-profiles-daemon for its tests (unpacked, never installed).
 # JOULE_PROMTOOL: Prometheus's promtool for `promtool check metrics` (unpacked, never installed).
@@ -40,6 +42,8 @@ test: deps check-layers test-tsan
 	SWIFT=$(SWIFT) JOULE_BINARY=$(TSAN_SCRATCH)/debug/joule JOULE_CHECKOUTS=$(TSAN_SCRATCH)/checkouts \
 		JOULE_RELEASE_SCRATCH=$(CURDIR)/.build-install ./scripts/test-install.sh
 	SWIFT=$(SWIFT) VM_JOULE=$(TSAN_SCRATCH)/debug/joule ./scripts/vm/run.sh
+	SWIFT=$(SWIFT) ./scripts/install.sh build
+	./scripts/test-deb.sh
 
 # The package graph's rules (imports only downward, declared, C only in gateways, a CLI
 # without loops, a test target per module): a second, before anything builds.
@@ -65,6 +69,12 @@ test-sanitize: deps test-tsan
 # VM_SCENARIOS=cgroup-freeze,... runs only those (Tests/VM/scenarios/NAME.sh).
 test-vm: deps
 	SWIFT=$(SWIFT) ./scripts/vm/run.sh
+
+# The Debian package from the release build: lintian (no error; each warning named in the
+# README), the control fields, the file list against `make install`'s, and dpkg install,
+# remove and purge in a throwaway root.
+test-deb: deps release
+	./scripts/test-deb.sh
 
 # `make install DESTDIR=tmp PREFIX=/usr` into a temporary directory: every file laid out,
 # systemd-analyze verify on the units, no Swift runtime library in ldd, uninstall leaves nothing.
@@ -104,6 +114,11 @@ install: release
 
 uninstall:
 	$(INSTALL_ENV) ./scripts/install.sh uninstall
+
+# joule_VERSION_ARCH.deb here: make install's files (PREFIX=/usr), /etc/joule/joule.yaml as a
+# conffile, maintainer scripts that enable and start joule.service (dist/debian).
+deb: release
+	./scripts/deb.sh
 
 # Every comparison against peers in one run (release build, ~10 min); writes BENCHMARKS.md.
 bench: deps

@@ -217,12 +217,31 @@ generate() {
     mkdir -p "$generated/man" "$generated/completions"
     "$manual_tool" "$binary" --multi-page --date "$(manual_date)" --output-directory "$generated/man" \
         || die "generate-manual failed"
-    # A clean environment: the scripts must not depend on the builder's shell.
-    env -i "$binary" --generate-completion-script bash >"$generated/completions/joule.bash"
+    whatis_names "$generated"/man/*.1
+    # A clean environment: the scripts must not depend on the builder's shell. bash sources
+    # a completion, never runs it: without the #! line argument-parser puts first (lintian's
+    # bash-completion-with-hashbang).
+    env -i "$binary" --generate-completion-script bash | sed '1{/^#!/d}' >"$generated/completions/joule.bash"
     env -i "$binary" --generate-completion-script zsh >"$generated/completions/_joule"
     env -i "$binary" --generate-completion-script fish >"$generated/completions/joule.fish"
     touch "$generated/stamp"
     say "man pages and completions: $((SECONDS - t0))s"
+}
+
+# A subcommand's page names it `.Nm "joule app"`, which mandb's lexgrog cannot parse: the page
+# is missing from whatis/apropos (lintian's bad-whatis-entry). Its NAME line becomes the
+# page's own name, joule.app, as `man joule.app` opens it (git does the same: git-add(1));
+# the bare `.Nm`s below, which repeat the first one's name (the SYNOPSIS), keep "joule app".
+whatis_names() {
+    local page stem
+    for page in "$@"; do
+        stem=${page##*/}
+        stem=${stem%.1}
+        awk -v stem="$stem" '
+            !renamed && /^\.Nm ".*"$/ { name = substr($0, 5); print ".Nm " stem; renamed = 1; next }
+            renamed && $0 == ".Nm" { print ".Nm " name; next }
+            { print }' "$page" >"$page.tmp" && mv -f "$page.tmp" "$page"
+    done
 }
 
 install_files() {
