@@ -45,7 +45,9 @@ public final class SwayRig {
             "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman", "LANG": "C.UTF-8",
         ]
         let log = scratch.path + "/sway.log"
-        sway = try X11Rig.start(executable, arguments, output: log, errors: log, environment: environment)
+        // In its own directory: as nobody, sway (and the foot it starts, which would fail to
+        // enter it) cannot use a working directory under a 0700 checkout.
+        sway = try X11Rig.start(executable, arguments, output: log, errors: log, environment: environment, directory: scratch.path)
         var found: String?
         let deadline = ContinuousClock.now + .seconds(30)
         while found == nil, ContinuousClock.now < deadline, sway.isRunning {

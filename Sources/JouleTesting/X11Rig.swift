@@ -135,9 +135,11 @@ public final class X11Rig {
     }
 
     /// Starts `executable` with its output and errors appended to files (never pipes).
-    public static func start(_ executable: String, _ arguments: [String], output: String, errors: String, environment: [String: String]?)
-        throws -> Process
-    {
+    /// `directory`: the working directory (nil: this process's), which a program run as another
+    /// user must be able to enter.
+    public static func start(
+        _ executable: String, _ arguments: [String], output: String, errors: String, environment: [String: String]?, directory: String? = nil
+    ) throws -> Process {
         for path in Set([output, errors]) where !FileManager.default.fileExists(atPath: path) {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
         }
@@ -151,6 +153,7 @@ public final class X11Rig {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = out
         process.standardError = err
