@@ -75,8 +75,10 @@ final class CLIProcess: @unchecked Sendable {
 
     /// Sends `signal` and waits for the exit status, and (up to 10 s) for the last of its
     /// output to be read, so `pendingLines()` holds what it printed on its way out.
-    func stop(_ signal: Int32 = SIGTERM) async -> Int32 {
-        let status = await process.end(signal)
+    /// `timeout`: how long the exit may take before SIGKILL (a crash under ThreadSanitizer on a
+    /// loaded machine has taken over 30 s).
+    func stop(_ signal: Int32 = SIGTERM, timeout: Double = 30) async -> Int32 {
+        let status = await process.end(signal, timeout: timeout)
         _ = await eventually(timeout: 10) { lock.withLock { ended } }
         return status
     }

@@ -215,7 +215,7 @@ import Glibc
         #expect(await sleeper.wait(stopped: true))
         // SIGABRT is what a Swift runtime failure or abort() raises: the crash guard continues
         // every stopped process before joule dies of it.
-        #expect(await enforce.stop(SIGABRT) == SIGABRT)
+        #expect(await enforce.stop(SIGABRT, timeout: 120) == SIGABRT)
         #expect(await sleeper.wait(stopped: false))
     }
 
@@ -404,7 +404,7 @@ import Glibc
             ["enforce", "--policy", policy, "--root", Self.critical, "--cgroup-root", tree, "--json"], environment: state.env)
         _ = try await EnforceCLITests.expectAction(enforce, "pause", "backups")
         #expect(Self.read(freeze) == "1\n")
-        #expect(await enforce.stop(SIGSEGV) == SIGSEGV)
+        #expect(await enforce.stop(SIGSEGV, timeout: 120) == SIGSEGV)
         #expect(Self.read(freeze)?.hasPrefix("0") == true)
     }
 

@@ -55,7 +55,7 @@ struct SessionFocusTests {
         environment["I3SOCK"] = nil
         agent.environment = environment
         let agentLog = run.directory + "/session.log"
-        FileManager.default.createFile(atPath: agentLog, contents: nil)
+        _ = FileManager.default.createFile(atPath: agentLog, contents: nil)
         agent.standardError = FileHandle(forWritingAtPath: agentLog)
         agent.standardOutput = FileHandle.nullDevice
         try agent.run()
