@@ -35,7 +35,10 @@ ASAN_SCRATCH = $(CURDIR)/.build-asan
 # the socket through which Foundation's Process learns of the exit, so a test that SIGABRTs
 # the daemon (as systemd's watchdog does) never sees it end. The sanitizer prints its own
 # report; a plain build keeps the backtracer.
-SUITE_ENV = SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=8 SWIFT_BACKTRACE=enable=no \
+# Width 4, not 8: since the desktop suites (Xvfb, openbox, headless sway, dconf) joined, 8 at
+# once on 2 cores starved timing-bound tests under ThreadSanitizer (two clean-clone runs each
+# failed one: the crash guard's exit and the pool's timer takeover), though each passes alone.
+SUITE_ENV = SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=4 SWIFT_BACKTRACE=enable=no \
 	JOULE_PPD="$$(./scripts/fetch-ppd.sh)" JOULE_PROMTOOL="$$(./scripts/fetch-promtool.sh)"
 test: deps check-layers test-tsan
 	FUZZ_RUNS=500 FUZZ_REPORT=0 FUZZ_OPT=-Onone FUZZ_CHECKOUTS=$(TSAN_SCRATCH)/checkouts ./scripts/fuzz.sh
