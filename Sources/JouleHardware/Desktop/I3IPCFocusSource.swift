@@ -23,40 +23,20 @@ public final class I3IPCFocusSource: DesktopFocusSource {
     /// throws when the socket cannot be reached or does not answer as sway or i3 would.
     public init(socketPath: String) throws(DesktopFocusError) {
         origin = socketPath
-        let queue = HandoffQueue<Result<DesktopSnapshot, DesktopFocusError>>(keepingNewest: 64)
-        snapshots = queue.throwingStream()
-        let counter = pollReturns
-        do {
-            thread = try StoppableThread(
-                name: "joule-i3-focus",
-                body: { stopFD, ready throws(HardwareError) in
-                    var started = false
-                    do throws(HardwareError) {
-                        try Self.run(
-                            path: socketPath, stopFD: stopFD, onWake: { counter.increment() },
-                            ready: {
-                                started = true
-                                ready()
-                            },
-                            onSnapshot: { queue.push(.success($0)) })
-                    } catch {
-                        guard started else { throw error }
-                        queue.push(.failure(Self.error(error, path: socketPath)))
-                    }
-                },
-                finished: { queue.finish() })
-        } catch {
-            throw Self.error(error, path: socketPath)
-        }
+        let started = try DesktopFocusThread.start(
+            name: "joule-i3-focus", counter: pollReturns,
+            loop: { stopFD, onWake, ready, onSnapshot throws(HardwareError) in
+                try Self.run(path: socketPath, stopFD: stopFD, onWake: onWake, ready: ready, onSnapshot: onSnapshot)
+            },
+            describe: { Self.error($0, path: socketPath) })
+        thread = started.thread
+        snapshots = started.snapshots
     }
 
     public func stop() { thread.stop() }
 
     static func error(_ error: HardwareError, path: String) -> DesktopFocusError {
-        var reason = error.operation
-        if let errno = error.errno { reason += ": \(errno)" }
-        if let detail = error.detail { reason += ": \(detail)" }
-        return .ipc(path: path, reason: reason)
+        .ipc(path: path, reason: DesktopFocusThread.reason(error))
     }
 
     private static let subscription = Array(#"["window","workspace"]"#.utf8)

@@ -18,40 +18,19 @@ public final class X11FocusSource: DesktopFocusSource {
     /// window; throws when the display cannot be reached or no EWMH window manager runs.
     public init(display: String) throws(DesktopFocusError) {
         origin = display
-        let queue = HandoffQueue<Result<DesktopSnapshot, DesktopFocusError>>(keepingNewest: 64)
-        snapshots = queue.throwingStream()
-        let counter = pollReturns
-        do {
-            thread = try StoppableThread(
-                name: "joule-x11-focus",
-                body: { stopFD, ready throws(HardwareError) in
-                    var started = false
-                    do throws(HardwareError) {
-                        try XCBGateway.runFocusLoop(
-                            display: display, stopFD: stopFD, onWake: { counter.increment() },
-                            ready: {
-                                started = true
-                                ready()
-                            },
-                            onSnapshot: { queue.push(.success($0)) })
-                    } catch {
-                        // Before ready the error is init's to throw; after it, the stream's end.
-                        guard started else { throw error }
-                        queue.push(.failure(Self.error(error, display: display)))
-                    }
-                },
-                finished: { queue.finish() })
-        } catch {
-            throw Self.error(error, display: display)
-        }
+        let started = try DesktopFocusThread.start(
+            name: "joule-x11-focus", counter: pollReturns,
+            loop: { stopFD, onWake, ready, onSnapshot throws(HardwareError) in
+                try XCBGateway.runFocusLoop(display: display, stopFD: stopFD, onWake: onWake, ready: ready, onSnapshot: onSnapshot)
+            },
+            describe: { Self.error($0, display: display) })
+        thread = started.thread
+        snapshots = started.snapshots
     }
 
     public func stop() { thread.stop() }
 
     static func error(_ error: HardwareError, display: String) -> DesktopFocusError {
-        var reason = error.operation
-        if let errno = error.errno { reason += ": \(errno)" }
-        if let detail = error.detail { reason += ": \(detail)" }
-        return .x11(display: display, reason: reason)
+        .x11(display: display, reason: DesktopFocusThread.reason(error))
     }
 }
