@@ -61,9 +61,12 @@ extension Syscalls {
     }
 
     /// Connects to the socket at `path`.
-    static func connectSeqPacket(_ path: String) throws(HardwareError) -> Int32 {
+    static func connectSeqPacket(_ path: String) throws(HardwareError) -> Int32 { try connectUnix(path, type: seqPacketType) }
+
+    /// Connects an AF_UNIX socket of `type` to `path`; the descriptor is closed on failure.
+    static func connectUnix(_ path: String, type: Int32) throws(HardwareError) -> Int32 {
         var address = try unixAddress(path)
-        let fd = socket(AF_UNIX, seqPacketType, 0)
+        let fd = socket(AF_UNIX, type, 0)
         guard fd >= 0 else { throw HardwareError(operation: "socket", path: path, errno: .current) }
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }

@@ -63,18 +63,7 @@ extension Syscalls {
     /// and immediate (a local connect does not wait for the peer); `readStream` and
     /// `sendStream` never block on it anyway (MSG_DONTWAIT).
     static func connectUnixStream(path: String) throws(HardwareError) -> Int32 {
-        var address = try unixAddress(path)
-        let fd = socket(AF_UNIX, streamType | 0o2000000, 0)
-        guard fd >= 0 else { throw HardwareError(operation: "socket", path: path, errno: .current) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
-            let failure = Errno.current
-            _ = Glibc.close(fd)
-            throw HardwareError(operation: "connect", path: path, errno: failure)
-        }
-        return fd
+        try connectUnix(path, type: streamType | 0o2000000)
     }
 
     enum StreamRead {
