@@ -22,7 +22,8 @@ package enum DesktopAppStates {
         return states
     }
 
-    private static func rank(_ state: AppLifecycleState) -> Int {
+    /// How much of the user's attention a state has: a pid or an app takes its best.
+    package static func rank(_ state: AppLifecycleState) -> Int {
         switch state {
         case .active: 3
         case .inactive: 2

@@ -73,14 +73,14 @@ actor DaemonDesktopApps {
 
     /// Brings supervision in line with the scopes there are now.
     func rescan() async {
+        let scopes = scanner.scan()
         if let watch {
             var directories = ["/user.slice"] + scanner.appSlices().map(\.cgroup)
-            directories += scanner.scan().map { CgroupPath($0.cgroup).parent?.description ?? "" }
+            directories += scopes.map { CgroupPath($0.cgroup).parent?.description ?? "" }
             for cgroup in Set(directories) where !cgroup.isEmpty {
                 try? watch.watch(controller.freezer.directory(cgroup))
             }
         }
-        let scopes = scanner.scan()
         let present = Set(scopes.map(\.cgroup))
         for (cgroup, name) in managed where !present.contains(cgroup) {
             let detail = "its scope \(CgroupPath(cgroup).components.last ?? cgroup) ended"

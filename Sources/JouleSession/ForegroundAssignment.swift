@@ -1,5 +1,6 @@
 import JouleWire
 import JouleHardware
+import JouleApps
 
 /// Which supervised app each window's pid belongs to, and so each app's state (pure; the
 /// process lookups are handed in): a pid inside an app's cgroup (its `joule run` cgroup or its
@@ -34,7 +35,7 @@ package enum ForegroundAssignment {
         var result: [String: AppLifecycleState] = [:]
         for (pid, state) in windows {
             guard let app = owner(of: pid, apps: apps, cgroup: cgroup, parent: parent) else { continue }
-            if let existing = result[app], rank(existing) >= rank(state) { continue }
+            if let existing = result[app], DesktopAppStates.rank(existing) >= DesktopAppStates.rank(state) { continue }
             result[app] = state
         }
         return result
@@ -53,15 +54,6 @@ package enum ForegroundAssignment {
             current = parent(this)
         }
         return nil
-    }
-
-    static func rank(_ state: AppLifecycleState) -> Int {
-        switch state {
-        case .active: 3
-        case .inactive: 2
-        case .background: 1
-        case .suspended, .terminated: 0
-        }
     }
 
     /// The request that moves an app to `state`.
