@@ -617,7 +617,18 @@ package actor JouleDaemon {
             let old = configuration
             configuration = fresh
             await engine?.setPowerConfiguration(fresh.power)
+            // power-profiles-daemon becoming an actuator is found before the actuation is
+            // reconfigured (Low Power Mode goes straight to a hold, no knob written between);
+            // one that stops being one is forgotten after (the reconfigure released the hold).
+            // Found by make test-system's scenario 6: a reload used to leave it as it was.
+            let hadProfiles = old.actuators.contains(.powerProfilesDaemon), hasProfiles = fresh.actuators.contains(.powerProfilesDaemon)
+            if hasProfiles, !hadProfiles { await followPowerProfiles() }
             await actuation?.reconfigure(actuators: fresh.actuators, knobs: fresh.knobs)
+            if hadProfiles, !hasProfiles, profiles != nil {
+                profiles = nil
+                await actuation?.profilesChanged(nil)
+                await engine?.setProfileRequest(false)
+            }
             await workloads?.start(fresh, states: await states())
             if fresh.apps != old.apps { await desktopApps?.reload(fresh.apps) }
             await transfers?.reload(fresh.transfers)
@@ -688,8 +699,10 @@ package actor JouleDaemon {
         }
     }
 
+    /// Followed whenever there is a system bus, so that a reload adding power-profiles-daemon
+    /// to the actuators hears it from then on; `profileChange` ignores it while it is not one.
     private func profileChanges() async -> AsyncStream<PowerProfilesChange>? {
-        guard configuration.actuators.contains(.powerProfilesDaemon), let systemBus else { return nil }
+        guard let systemBus else { return nil }
         do {
             return try await PowerProfilesClient.changes(on: systemBus)
         } catch {
@@ -699,7 +712,7 @@ package actor JouleDaemon {
     }
 
     private func profileChange(_ change: PowerProfilesChange) async {
-        guard let actuation else { return }
+        guard let actuation, configuration.actuators.contains(.powerProfilesDaemon) else { return }
         switch change {
         case .activeProfile(let profile):
             await apply(await actuation.activeProfileChanged(profile))

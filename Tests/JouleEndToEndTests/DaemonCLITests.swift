@@ -476,6 +476,38 @@ struct DaemonCLITests {
         #expect(await daemon.stop() == 0)
     }
 
+    /// A reload that makes power-profiles-daemon an actuator (it was `[knobs]`) moves Low Power
+    /// Mode from joule's knobs to a power-saver hold at once, and one that drops it again goes
+    /// back to the knobs (make test-system's scenario 6 found the daemon ignoring such a reload).
+    @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
+    func aReloadThatAddsPowerProfilesDaemonHoldsThere() async throws {
+        let daemon = try await DaemonHarness()
+        let ppd = try await DBusMock(.powerProfilesDaemon, address: daemon.bus.address)
+        defer { ppd.stop() }
+        let before = try daemon.knobs.sysFiles()
+        try daemon.writeConfig("lowPowerMode:\n  actuators: [knobs]\n")
+        try await daemon.start()
+        let client = try await daemon.client()
+        try await daemon.waitForProperty("LowPowerMode", .bool(true), on: client)
+        #expect(try await eventually { try daemon.knobs.sysFiles() != before }, "[knobs]: Low Power Mode writes the knobs")
+        #expect(try await Self.holds(ppd).isEmpty, "[knobs]: no hold although ppd runs")
+
+        try daemon.writeConfig("lowPowerMode:\n  actuators: [power-profiles-daemon, knobs]\n")
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        try await daemon.waitForLog("holding power-saver on net.hadess.PowerProfiles")
+        #expect(try await Self.holds(ppd).count == 1)
+        #expect(try await eventually { try daemon.knobs.sysFiles() == before }, "the knobs are put back once ppd holds power-saver")
+
+        try daemon.writeConfig("lowPowerMode:\n  actuators: [knobs]\n")
+        kill(daemon.process!.processIdentifier, SIGHUP)
+        try await daemon.waitForLog("released power-saver hold")
+        #expect(try await eventually { try await Self.holds(ppd).isEmpty })
+        #expect(try await eventually { try daemon.knobs.sysFiles() != before }, "back to [knobs]: the knobs are written again")
+        await client.close()
+        #expect(await daemon.stop() == 0)
+        #expect(try daemon.knobs.sysFiles() == before, "stopping restores them")
+    }
+
     /// The user picks a profile while joule holds power-saver: ppd releases the hold
     /// (ProfileReleased) and Low Power Mode turns off as a manual choice.
     @Test(.enabled("needs python3-dbusmock") { await DBusMock.isAvailable })
