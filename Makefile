@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FIXTURE ?= hw-fixtures/thinkpad-t480-two-batteries-discharging
 
-.PHONY: deps build run soak test check-layers test-tsan test-sanitize test-vm test-install test-deb release build-release install uninstall deb bench fuzz clean
+.PHONY: deps build run soak test check-layers test-tsan test-sanitize test-vm test-system test-install test-deb release build-release install uninstall deb bench fuzz clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -19,7 +19,8 @@ run: build
 # that same ThreadSanitizer joule (a separate release build would double CI's time; the VM takes
 # the Swift runtime's libraries along). Last, the Debian package (test-deb): lintian and
 # dpkg-shlibdeps must judge the binary that ships, so this is CI's one release build (reused
-# when .build-release is up to date). `make test-sanitize` adds AddressSanitizer with
+# when .build-release is up to date), and then that package installed and driven in a Debian
+# userspace booted with systemd (test-system). `make test-sanitize` adds AddressSanitizer with
 # UndefinedBehaviorSanitizer (.build-asan). A report fails the test that saw it (TSan exits 66).
 # JOULE_PPD: the real power-profiles-daemon for its tests (unpacked, never installed).
 # JOULE_PROMTOOL: Prometheus's promtool for `promtool check metrics` (unpacked, never installed).
@@ -47,6 +48,7 @@ test: deps check-layers test-tsan
 	SWIFT=$(SWIFT) VM_JOULE=$(TSAN_SCRATCH)/debug/joule ./scripts/vm/run.sh
 	SWIFT=$(SWIFT) ./scripts/install.sh build
 	./scripts/test-deb.sh
+	./scripts/system/run.sh
 
 # The package graph's rules (imports only downward, declared, C only in gateways, a CLI
 # without loops, a test target per module): a second, before anything builds.
@@ -72,6 +74,14 @@ test-sanitize: deps test-tsan
 # VM_SCENARIOS=cgroup-freeze,... runs only those (Tests/VM/scenarios/NAME.sh).
 test-vm: deps
 	SWIFT=$(SWIFT) ./scripts/vm/run.sh
+
+# The Debian package installed in a Debian 12 userspace booted with systemd in qemu (Debian's
+# kernel; the image built by debootstrap and cached in .vm-cache by the hash of its package
+# list), driven through systemctl, busctl, pkcheck and joule: Tests/System/scenarios, one
+# `SYSTEM-SCENARIO <name> PASS|FAIL|SKIP` line each. SYSTEM_SCENARIOS=01-install,... runs only
+# those. Uses the release build (`make release`); SKIPPED without qemu or debootstrap.
+test-system: deps release
+	./scripts/system/run.sh
 
 # The Debian package from the release build: lintian (no error; each warning named in the
 # README), the control fields, the file list against `make install`'s, and dpkg install,

@@ -126,25 +126,25 @@ check "joule-session.desktop: Exec=/usr/bin/joule session, hidden where systemd 
 if command -v desktop-file-validate >/dev/null; then
     check "desktop-file-validate joule-session.desktop" desktop-file-validate "$autostart"
 fi
-check "D-Bus activation: Exec=/usr/bin/joule daemon --system, SystemdService=joule.service" \
-    bash -c 'grep -qx "Exec=/usr/bin/joule daemon --system" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
+check "D-Bus activation: Exec=/usr/bin/joule daemon --system, SystemdService=dbus-org.joule.Energy1.service (joule.service's alias)" \
+    bash -c 'grep -qx "Exec=/usr/bin/joule daemon --system" "$1" && grep -qx SystemdService=dbus-org.joule.Energy1.service "$1"' _ \
     "$dest/usr/share/dbus-1/system-services/org.joule.Energy1.service"
 check "the interface XML is data/org.joule.Energy1.xml" cmp -s data/org.joule.Energy1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Energy1.xml"
 check "the interface XML is data/org.joule.Location1.xml" cmp -s data/org.joule.Location1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Location1.xml"
-check "D-Bus activation of org.joule.Location1 starts joule.service" \
-    bash -c 'grep -qx "Name=org.joule.Location1" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
-    "$dest/usr/share/dbus-1/system-services/org.joule.Location1.service"
+check "D-Bus activation of org.joule.Location1 starts joule.service through its alias dbus-org.joule.Location1.service" \
+    bash -c 'grep -qx "Name=org.joule.Location1" "$1" && grep -qx SystemdService=dbus-org.joule.Location1.service "$1" && grep -q "^Alias=.*dbus-org.joule.Location1.service" "$2"' _ \
+    "$dest/usr/share/dbus-1/system-services/org.joule.Location1.service" "$unit"
 check "polkit's org.joule.Location1.use is for active sessions only" \
     bash -c 'grep -A8 "org.joule.Location1.use" "$1" | grep -q "<allow_active>yes</allow_active>" && grep -A8 "org.joule.Location1.use" "$1" | grep -q "<allow_inactive>no</allow_inactive>"' _ \
     "$dest/usr/share/polkit-1/actions/org.joule.Energy1.policy"
 check "the interface XML is data/org.joule.Transfers1.xml" cmp -s data/org.joule.Transfers1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Transfers1.xml"
-check "D-Bus activation of org.joule.Transfers1 starts joule.service" \
-    bash -c 'grep -qx "Name=org.joule.Transfers1" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
-    "$dest/usr/share/dbus-1/system-services/org.joule.Transfers1.service"
+check "D-Bus activation of org.joule.Transfers1 starts joule.service through its alias dbus-org.joule.Transfers1.service" \
+    bash -c 'grep -qx "Name=org.joule.Transfers1" "$1" && grep -qx SystemdService=dbus-org.joule.Transfers1.service "$1" && grep -q "^Alias=.*dbus-org.joule.Transfers1.service" "$2"' _ \
+    "$dest/usr/share/dbus-1/system-services/org.joule.Transfers1.service" "$unit"
 check "the interface XML is data/org.joule.Apps1.xml" cmp -s data/org.joule.Apps1.xml "$dest/usr/share/dbus-1/interfaces/org.joule.Apps1.xml"
-check "D-Bus activation of org.joule.Apps1 starts joule.service" \
-    bash -c 'grep -qx "Name=org.joule.Apps1" "$1" && grep -qx SystemdService=joule.service "$1"' _ \
-    "$dest/usr/share/dbus-1/system-services/org.joule.Apps1.service"
+check "D-Bus activation of org.joule.Apps1 starts joule.service through its alias dbus-org.joule.Apps1.service" \
+    bash -c 'grep -qx "Name=org.joule.Apps1" "$1" && grep -qx SystemdService=dbus-org.joule.Apps1.service "$1" && grep -q "^Alias=.*dbus-org.joule.Apps1.service" "$2"' _ \
+    "$dest/usr/share/dbus-1/system-services/org.joule.Apps1.service" "$unit"
 
 # --- the binary --------------------------------------------------------------------------------
 libs=$(ldd "$bin" 2>&1)
