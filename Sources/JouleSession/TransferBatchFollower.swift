@@ -63,7 +63,7 @@ package actor TransferBatchFollower {
                 throw .unexpected(operation: "List", detail: "not a JSON array of transfers")
             }
             for transfer in transfers { remember(transfer.id, mine: true) }
-            batcher.reset(live: transfers.filter(\.state.isLive).map(\.id))
+            batcher.reset(live: transfers.filter(\.state.isLive).map(\.id), at: now())
             problem = nil
         } catch {
             // No daemon yet: its name gaining an owner brings this back.

@@ -7,7 +7,7 @@ import JouleTransferQueue
 /// background session has been delivered) and a BITS job (done when its last file is): a batch
 /// is what finished since the last batch, reported once none of the user's transfers is live
 /// (waiting, running, suspended, retrying) and `quiet` seconds have passed since the last one
-/// finished, so a burst (the next transfer queued as one finishes, a retry) is one batch. A
+/// ended, so a burst (the next transfer queued as one finishes, a retry) is one batch. A
 /// transfer still waiting for its conditions holds the batch open. Completed and failed count;
 /// cancelled ones were the user's own doing and count in neither, so a batch of only those
 /// reports nothing.
@@ -17,7 +17,8 @@ public struct TransferBatcher: Sendable, Hashable {
     private var live: Set<String> = []
     private var completed: Set<String> = []
     private var failed: Set<String> = []
-    private var lastFinish: Double?
+    /// When a transfer last ended (or the queue was found drained): the quiet time runs from here.
+    private var lastEnd: Double?
 
     public init(quiet: Double = 2) {
         self.quiet = quiet
@@ -25,8 +26,10 @@ public struct TransferBatcher: Sendable, Hashable {
 
     /// The user's transfers that are live now (`List` at start, or when the daemon comes
     /// back): they replace what the signals said, which may have been missed.
-    public mutating func reset(live ids: some Sequence<String>) {
-        live = Set(ids)
+    public mutating func reset(live ids: some Sequence<String>, at time: Double) {
+        let fresh = Set(ids)
+        if fresh.count < live.count || !fresh.isSubset(of: live) { lastEnd = time }
+        live = fresh
     }
 
     /// One of the user's transfers changed or finished. Each finished transfer counts once
@@ -36,21 +39,23 @@ public struct TransferBatcher: Sendable, Hashable {
             live.insert(event.id)
             return
         }
+        // The final TransferChanged comes just before TransferFinished: the quiet time runs
+        // from the later of the two, so the one cannot report a batch without the other.
         live.remove(event.id)
+        lastEnd = time
         guard case .finished = event else { return }
         switch event.state {
         case "completed": completed.insert(event.id)
         case "failed": failed.insert(event.id)
-        default: return
+        default: break
         }
-        lastFinish = time
     }
 
     /// When the batch is due, if it would be reported with nothing more happening: nil while
     /// a transfer is live or nothing has finished.
     public var deadline: Double? {
-        guard live.isEmpty, let lastFinish, !(completed.isEmpty && failed.isEmpty) else { return nil }
-        return lastFinish + quiet
+        guard live.isEmpty, let lastEnd, !(completed.isEmpty && failed.isEmpty) else { return nil }
+        return lastEnd + quiet
     }
 
     /// The batch, if due at `time`, and a fresh one begun; nil otherwise.
@@ -59,7 +64,7 @@ public struct TransferBatcher: Sendable, Hashable {
         let event = SessionEvent.transferBatchFinished(completed: completed.count, failed: failed.count)
         completed = []
         failed = []
-        lastFinish = nil
+        lastEnd = nil
         return event
     }
 }

@@ -40,8 +40,9 @@ struct TransferBatcherTests {
         run(&batcher, "a", ending: "completed", at: 5)
         batcher.observe(.finished(id: "a", state: "completed", path: "/tmp/a"), at: 6)
         run(&batcher, "x", ending: "cancelled", at: 7)
-        #expect(batcher.deadline == 8, "a repeat moves the deadline but counts once; a cancel does neither")
-        #expect(batcher.fire(at: 8) == .transferBatchFinished(completed: 1, failed: 0))
+        #expect(batcher.deadline == 9, "a cancel counts in neither number, but the quiet time runs from it")
+        #expect(batcher.fire(at: 8.9) == nil)
+        #expect(batcher.fire(at: 9) == .transferBatchFinished(completed: 1, failed: 0), "a repeat counts once")
         run(&batcher, "y", ending: "cancelled", at: 9)
         #expect(batcher.deadline == nil && batcher.fire(at: 100) == nil, "only cancelled: nothing to report")
     }
@@ -57,15 +58,30 @@ struct TransferBatcherTests {
         #expect(batcher.fire(at: 62) == .transferBatchFinished(completed: 2, failed: 0))
     }
 
+    @Test func theQuietTimeRunsFromTheLastEndNotTheLastCount() {
+        var batcher = TransferBatcher(quiet: 2)
+        batcher.observe(.changed(id: "slow", state: "running"), at: 0)
+        run(&batcher, "quick", ending: "failed", at: 1)
+        // Long after: the slow one's final TransferChanged, its TransferFinished not yet in.
+        batcher.observe(.changed(id: "slow", state: "completed"), at: 10)
+        #expect(batcher.deadline == 12)
+        #expect(batcher.fire(at: 10) == nil, "not without the slow one's count")
+        batcher.observe(.finished(id: "slow", state: "completed", path: "/tmp/slow"), at: 10.1)
+        #expect(batcher.fire(at: 12.1) == .transferBatchFinished(completed: 1, failed: 1))
+    }
+
     @Test func theDaemonsListReplacesWhatTheSignalsSaid() {
         var batcher = TransferBatcher(quiet: 2)
         // Added before the agent listened: only List tells it is live.
-        batcher.reset(live: ["early"])
+        batcher.reset(live: ["early"], at: 0)
         run(&batcher, "a", ending: "completed", at: 1)
         #expect(batcher.deadline == nil)
-        // A final signal missed (the daemon restarted meanwhile): List says nothing is live.
-        batcher.reset(live: [])
-        #expect(batcher.deadline == 3)
-        #expect(batcher.fire(at: 3) == .transferBatchFinished(completed: 1, failed: 0))
+        batcher.reset(live: ["early"], at: 4)
+        #expect(batcher.deadline == nil, "still live")
+        // A final signal missed (the daemon restarted meanwhile): List says nothing is live,
+        // and the quiet time runs from then.
+        batcher.reset(live: [], at: 5)
+        #expect(batcher.deadline == 7)
+        #expect(batcher.fire(at: 7) == .transferBatchFinished(completed: 1, failed: 0))
     }
 }
