@@ -12,7 +12,7 @@ import JouleTransferQueue
 /// cancelled ones were the user's own doing and count in neither, so a batch of only those
 /// reports nothing.
 public struct TransferBatcher: Sendable, Hashable {
-    /// Seconds without a finish, with nothing live, before the batch is reported.
+    /// Seconds after the last end, with nothing live, before the batch is reported.
     public var quiet: Double
     private var live: Set<String> = []
     private var completed: Set<String> = []
@@ -28,7 +28,8 @@ public struct TransferBatcher: Sendable, Hashable {
     /// back): they replace what the signals said, which may have been missed.
     public mutating func reset(live ids: some Sequence<String>, at time: Double) {
         let fresh = Set(ids)
-        if fresh.count < live.count || !fresh.isSubset(of: live) { lastEnd = time }
+        // One the signals had as live is gone: it ended unheard, now as far as we know.
+        if !live.isSubset(of: fresh) { lastEnd = time }
         live = fresh
     }
 
