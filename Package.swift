@@ -86,7 +86,10 @@ let package = Package(
         // The session agent's engines: Low Power Mode in the desktop (journalled), notifications.
         .target(
             name: "JouleSession",
-            dependencies: ["JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", .product(name: "Yams", package: "Yams")]),
+            dependencies: [
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleApps", "JouleTransferQueue",
+                .product(name: "Yams", package: "Yams"),
+            ]),
         // The deferred-transfer queue and its scheduler; the HTTP is JouleHTTP's.
         .target(name: "JouleTransferQueue", dependencies: ["JouleWire", "JouleHardware", "JouleEnergy"]),
         // History: the store, the timeline and its charts.
@@ -202,7 +205,8 @@ let package = Package(
         .testTarget(
             name: "JouleSessionTests",
             dependencies: [
-                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleSession", "JouleTesting", "JouleDaemonTesting",
+                "JouleWire", "JouleHardware", "JouleEnergy", "JouleWorkloads", "JouleTransferQueue", "JouleSession", "JouleTesting",
+                "JouleDaemonTesting",
             ]),
         .testTarget(name: "JouleApplicationTests", dependencies: ["JouleWire", "JouleApplication"]),
         // Runs the built `joule` binary against fixtures, with and without umockdev, against an

@@ -35,5 +35,8 @@ package final class StandInEnergyDaemon: Sendable {
         try await connection.requestName(EnergyBus.busName)
     }
 
+    /// `SleepFlagged`, as the daemon sends it when a sleep it accounted drained fast.
+    package func sleepFlagged(_ record: SleepRecord) async { await service.sleepFlagged(record) }
+
     package func close() async { await connection.close() }
 }

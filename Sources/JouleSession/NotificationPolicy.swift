@@ -68,9 +68,14 @@ public struct NotificationPolicy: Sendable {
             return show(.sleep, state: "\(start)", NotificationContent(
                 summary: "The battery drained while asleep", body: summary.prefix(1).uppercased() + summary.dropFirst() + ".", urgency: 1))
         case .transferBatchFinished(let completed, let failed):
-            let body = failed == 0 ? "" : "\(failed) failed."
+            // Each batch is news, even with the last one's counts: it replaces the last one's
+            // notification rather than repeating nothing. A failure is normal urgency.
+            let finished = completed + failed
+            guard finished > 0 else { return [] }
+            shown.removeValue(forKey: .transfers)
             return show(.transfers, state: "\(completed)/\(failed)", NotificationContent(
-                summary: "\(completed) background transfer\(completed == 1 ? "" : "s") finished", body: body, urgency: 0))
+                summary: "\(finished) background transfer\(finished == 1 ? "" : "s") finished",
+                body: failed == 0 ? "All completed." : "\(completed) completed, \(failed) failed.", urgency: failed == 0 ? 0 : 1))
         }
     }
 

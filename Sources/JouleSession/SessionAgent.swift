@@ -4,8 +4,9 @@ import JouleEnergy
 import JouleApps
 
 /// `joule session`: the per-user agent hosting LowPowerSession and SessionNotifier, fed by
-/// org.joule.Energy1's signals (the session bus's daemon first, else the system bus's), until
-/// a termination signal; it restores the session's settings before it returns.
+/// org.joule.Energy1's signals (the session bus's daemon first, else the system bus's) and,
+/// with transfer notifications on, org.joule.Transfers1's (TransferBatchFollower), until a
+/// termination signal; it restores the session's settings before it returns.
 public enum SessionAgent {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var description: String
@@ -43,10 +44,16 @@ public enum SessionAgent {
 
         let energySignals: AsyncStream<BusSignalMessage>
         let notificationEvents: AsyncStream<NotificationsClient.Event>
+        // org.joule.Transfers1 is the same daemon's, on the same bus; followed only when its
+        // notifications are on.
+        var transferSignals: AsyncStream<BusSignalMessage>?
         do {
             // In place before the first read, so no change falls between the two.
             energySignals = try await energyBus.signals(matchingAny: [EnergySignalDecoder.rule, ownerRule])
             notificationEvents = try await client.events()
+            if settings.notifications.transfers {
+                transferSignals = try await energyBus.signals(matchingAny: TransferBatchFollower.rules)
+            }
         } catch {
             await lowPower.stop()
             throw Failure(description: "cannot follow the buses: \(error)")
@@ -102,6 +109,13 @@ public enum SessionAgent {
             group.addTask {
                 await notifier.follow(notificationEvents)
                 return true
+            }
+            if let transferSignals {
+                let batches = TransferBatchFollower(bus: energyBus, notifier: notifier, log: log)
+                group.addTask {
+                    await batches.follow(transferSignals)
+                    return false
+                }
             }
             group.addTask {
                 for await signal in signals {

@@ -10,8 +10,8 @@ public enum SessionEvent: Sendable, Hashable {
     case thermalState(String)
     /// The CPU monitor killed a process (Energy1's `CPUMonitorViolation` with action kill).
     case cpuMonitorKill(process: String, reportID: String)
-    /// A batch of deferred transfers finished. Transfers1 announces each transfer
-    /// (`TransferFinished`), not batches; this is the input a batch signal would feed.
+    /// A batch of the user's deferred transfers finished: Transfers1 announces each transfer
+    /// (`TransferFinished`), and `TransferBatcher` says when they make a batch.
     case transferBatchFinished(completed: Int, failed: Int)
     /// A sleep drained the battery fast (Energy1's `SleepFlagged`): when it began (Unix
     /// seconds, which tells one sleep from the next) and the daemon's line about it.

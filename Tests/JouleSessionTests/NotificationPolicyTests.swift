@@ -55,4 +55,18 @@ struct NotificationPolicyTests {
         #expect(policy.handle(.transferBatchFinished(completed: 1, failed: 0)).isEmpty)
         #expect(policy.handle(.thermalState("critical")).count == 1)
     }
+
+    @Test func eachTransferBatchIsShownEvenWithTheLastOnesCounts() {
+        var switches = NotificationSwitches()
+        switches.transfers = true
+        var policy = NotificationPolicy(switches: switches)
+        let first = policy.handle(.transferBatchFinished(completed: 2, failed: 0))
+        #expect(first == [.show(.transfers, NotificationContent(summary: "2 background transfers finished", body: "All completed.", urgency: 0))])
+        #expect(policy.handle(.transferBatchFinished(completed: 2, failed: 0)) == first, "the next batch, not a repeat")
+        #expect(policy.handle(.transferBatchFinished(completed: 1, failed: 1)) == [
+            .show(.transfers, NotificationContent(summary: "2 background transfers finished", body: "1 completed, 1 failed.", urgency: 1)),
+        ])
+        #expect(kinds(policy.handle(.transferBatchFinished(completed: 0, failed: 1))) == ["show transfers 1 background transfer finished"])
+        #expect(policy.handle(.transferBatchFinished(completed: 0, failed: 0)).isEmpty)
+    }
 }

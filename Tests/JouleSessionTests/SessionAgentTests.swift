@@ -48,6 +48,42 @@ struct SessionAgentTests {
         ], "\(log.all)")
     }
 
+    /// The daemon's own `SleepFlagged` encoding (the real EnergyService of a stand-in: `joule
+    /// daemon` flags only sleeps of 10 minutes or more on its wall clock) through the agent to
+    /// the notification server.
+    @Test func aFlaggedSleepFromTheDaemonIsNotified() async throws {
+        let rig = try await DConfRig()
+        defer { rig.stop() }
+        let server = try await DBusMock(.notificationDaemon, address: rig.bus.address)
+        defer { server.stop() }
+        let daemon = try await StandInEnergyDaemon(address: rig.bus.address)
+        var environment = rig.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = rig.bus.address
+        let (signals, stop) = AsyncStream.makeStream(of: TerminationSignal.self)
+        let agent = Task { [environment, state = rig.stateDirectory] in
+            try await SessionAgent.run(
+                settings: SessionSettings(), environment: environment, stateDirectory: StateDirectory(path: state),
+                root: "/nonexistent", until: signals, log: { _ in })
+        }
+        let record = SleepRecord(
+            start: 1_764_400_000, end: 1_764_428_800, energyBeforeWh: 50, energyAfterWh: 44, drainPercentPerHour: 3,
+            drainW: 0.75, wakeReason: "ACPI LID0 (wakeup_count +1)", mode: "deep")
+        #expect(record.isFlagged)
+        // Sent until heard, as above: the same sleep again is the same episode, shown once.
+        #expect(try await eventually(every: .milliseconds(100)) {
+            await daemon.sleepFlagged(record)
+            return try await !server.methodCalls("Notify").isEmpty
+        })
+        stop.yield(.terminate)
+        try await agent.value
+        await daemon.close()
+        let calls = try await server.methodCalls("Notify")
+        #expect(calls.count == 1, "\(calls)")
+        let summary = record.summary
+        #expect(calls.first.map { $0.count > 4 ? [$0[3].stringValue, $0[4].stringValue] : [] }
+            == ["The battery drained while asleep", summary.prefix(1).uppercased() + summary.dropFirst() + "."], "\(calls)")
+    }
+
     @Test func aDaemonStartingLaterIsCaughtUpWith() async throws {
         let rig = try await DConfRig()
         defer { rig.stop() }
