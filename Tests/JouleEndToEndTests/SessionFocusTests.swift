@@ -41,27 +41,8 @@ struct SessionFocusTests {
         try await rig.xdotool(["windowactivate", "--sync", editor])
 
         // joule session, on the same private bus, as the session's agent.
-        let home = run.directory + "/session-home"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        let agent = Process()
-        agent.executableURL = CLIHarness.binary
-        agent.arguments = ["session"]
-        var environment = ProcessInfo.processInfo.environment
-        for (key, value) in [
-            "DISPLAY": display, "DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address, "DBUS_SESSION_BUS_ADDRESS": daemon.bus.address,
-            "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state", "JOULE_STATE_DIR": home + "/state",
-        ] { environment[key] = value }
-        environment["SWAYSOCK"] = nil
-        environment["I3SOCK"] = nil
-        agent.environment = environment
-        let agentLog = run.directory + "/session.log"
-        _ = FileManager.default.createFile(atPath: agentLog, contents: nil)
-        agent.standardError = FileHandle(forWritingAtPath: agentLog)
-        agent.standardOutput = FileHandle.nullDevice
-        try agent.run()
-        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
-        let said = { (try? String(contentsOfFile: agentLog, encoding: .utf8)) ?? "" }
-        #expect(try await eventually { said().contains("following the focus on \(display)") }, "\(said())")
+        let agent = try SessionAgentHarness(directory: run.directory, bus: daemon.bus.address, focus: ["DISPLAY": display])
+        #expect(try await eventually { agent.log.contains("following the focus on \(display)") }, "\(agent.log)")
 
         // Another window takes the focus: the app is visible but not focused.
         try await rig.xdotool(["windowactivate", "--sync", String(other.id)])
@@ -81,9 +62,7 @@ struct SessionFocusTests {
         #expect(await run.state() == "active")
         #expect(run.processState() != "T")
 
-        kill(agent.processIdentifier, SIGTERM)
-        agent.waitUntilExit()
-        #expect(agent.terminationStatus == 0, "\(said())")
+        #expect(await agent.terminate() == 0, "\(agent.log)")
         try await run.move("terminate")
         #expect(await run.exitStatus() == 0)
     }
