@@ -84,15 +84,15 @@ struct SessionFocusTests {
         let agent = try SessionAgentHarness(directory: run.directory, bus: daemon.bus.address, focus: ["DISPLAY": display])
         #expect(try await eventually { agent.log.contains("following the focus on \(display)") }, "\(agent.log)")
         try await rig.xdotool(["windowminimize", "--sync", editor])
-        await run.wait(30, "didEnterBackground") { run.heardEvents == ["willResignActive", "didEnterBackground"] }
-        await run.wait(30, "suspended") { await run.state() == "suspended" }
+        await run.wait(60, "didEnterBackground") { run.heardEvents == ["willResignActive", "didEnterBackground"] }
+        await run.wait(60, "suspended") { await run.state() == "suspended" }
 
         await rig.killServer()
         let said = "session: the focus source ended: X11 display \(display): connection: connection failed or broke (the X server went away?)"
-        #expect(await eventually(timeout: 30) { agent.log.contains(said) }, "\(agent.log)")
-        #expect(await eventually(timeout: 30) { agent.log.contains("session: no focus to follow: \(run.name) back in the foreground") },
+        #expect(await eventually(timeout: 60) { agent.log.contains(said) }, "\(agent.log)")
+        #expect(await eventually(timeout: 60) { agent.log.contains("session: no focus to follow: \(run.name) back in the foreground") },
                 "\(agent.log)")
-        await run.wait(30, "didBecomeActive") {
+        await run.wait(60, "didBecomeActive") {
             run.heardEvents == ["willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive"]
         }
         #expect(await run.state() == "active")

@@ -15,6 +15,10 @@ import Glibc
 /// nothing frozen.
 @Suite(.serialized, .enabled("needs sway, foot: run scripts/install-deps.sh (CI requires them)") { SwayRig.shouldRun })
 struct SessionSwayFocusTests {
+    /// How long each wait may take: a bound against hanging, never a speed asked for. Under
+    /// ThreadSanitizer, 4 tests at once on 2 cores, one test of this suite took 90 s.
+    static let patience = 60.0
+
     /// The rig, daemon, app and agent of one test, the app's window focused and the agent
     /// following sway.
     final class Desktop: @unchecked Sendable {
@@ -39,7 +43,7 @@ struct SessionSwayFocusTests {
                 child: ["/usr/bin/foot", "--app-id=editor", "--title=editor", "/bin/sleep", "600"])
             guard await run.waitReady() else { throw Failure("the app did not start") }
             var found: Int32?
-            _ = await eventually(timeout: 30) {
+            _ = await eventually(timeout: SessionSwayFocusTests.patience) {
                 found = try? await rig.pid(ofAppID: "editor")
                 return found != nil
             }
@@ -72,15 +76,22 @@ struct SessionSwayFocusTests {
             }
         }
 
+        let patience = SessionSwayFocusTests.patience
+
+        /// Whether the agent's log comes to hold `text`.
+        func agentSays(_ text: String) async -> Bool {
+            await eventually(timeout: patience) { agent.log.contains(text) }
+        }
+
         /// Waits for `expected`, all the events the app heard so far.
         func heard(_ expected: [String]) async {
-            await run.wait(30, expected.last ?? "no event") { run.heardEvents == expected }
+            await run.wait(patience, expected.last ?? "no event") { run.heardEvents == expected }
         }
 
         /// Waits until the app is suspended, with its window frozen with it.
         func suspended() async {
-            await run.wait(30, "suspended") { await run.state() == "suspended" }
-            #expect(await eventually(timeout: 30) { Self.isSuspended(editor) }, "the window's foot is suspended with the app")
+            await run.wait(patience, "suspended") { await run.state() == "suspended" }
+            #expect(await eventually(timeout: patience) { Self.isSuspended(editor) }, "the window's foot is suspended with the app")
             #expect(run.appPID.map(Self.isSuspended) == true)
         }
 
@@ -103,7 +114,7 @@ struct SessionSwayFocusTests {
         defer { desktop.daemon.end() }
         // The window is the app's own child, so its pid maps to the app.
         #expect(AppRunHarness.parent(of: editor) == run.appPID)
-        #expect(await eventually(timeout: 30) { agent.log.contains("following the focus on \(rig.socket)") }, "\(agent.log)")
+        #expect(await desktop.agentSays("following the focus on \(rig.socket)"), "\(agent.log)")
 
         // Another window takes the focus: the app is visible but not focused.
         try await rig.swaymsg(["[pid=\(desktop.other.pid)] focus"])
@@ -140,16 +151,15 @@ struct SessionSwayFocusTests {
         let desktop = try await Desktop()
         let (rig, run, agent, editor) = (desktop.rig, desktop.run, desktop.agent, desktop.editor)
         defer { desktop.daemon.end() }
-        #expect(await eventually(timeout: 30) { agent.log.contains("following the focus on \(rig.socket)") }, "\(agent.log)")
+        #expect(await desktop.agentSays("following the focus on \(rig.socket)"), "\(agent.log)")
         try await rig.swaymsg(["[pid=\(editor)] move scratchpad"])
         await desktop.heard(["willResignActive", "didEnterBackground"])
         await desktop.suspended()
 
         await rig.kill()
         let said = "session: the focus source ended: sway/i3 IPC at \(rig.socket): read: connection closed (the compositor exited?)"
-        #expect(await eventually(timeout: 30) { agent.log.contains(said) }, "\(agent.log)")
-        #expect(await eventually(timeout: 30) { agent.log.contains("session: no focus to follow: \(run.name) back in the foreground") },
-                "\(agent.log)")
+        #expect(await desktop.agentSays(said), "\(agent.log)")
+        #expect(await desktop.agentSays("session: no focus to follow: \(run.name) back in the foreground"), "\(agent.log)")
         // Handed back as it was before the agent: in the foreground, thawed.
         await desktop.heard(["willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive"])
         #expect(await run.state() == "active")
@@ -166,7 +176,7 @@ struct SessionSwayFocusTests {
         let desktop = try await Desktop()
         let (rig, run, agent, editor) = (desktop.rig, desktop.run, desktop.agent, desktop.editor)
         defer { desktop.daemon.end() }
-        #expect(await eventually(timeout: 30) { agent.log.contains("following the focus on \(rig.socket)") }, "\(agent.log)")
+        #expect(await desktop.agentSays("following the focus on \(rig.socket)"), "\(agent.log)")
         try await rig.swaymsg(["[pid=\(editor)] move container to workspace 2"])
         await desktop.heard(["willResignActive", "didEnterBackground"])
         await desktop.suspended()
