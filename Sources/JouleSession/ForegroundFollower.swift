@@ -24,7 +24,9 @@ package actor ForegroundFollower {
         self.log = log
     }
 
-    /// Moves apps for each snapshot until the source ends (its error is logged) or the task is cancelled.
+    /// Moves apps for each snapshot until the source ends or the task is cancelled. A source
+    /// that fails (the X server or compositor gone) is logged, and the apps are handed back
+    /// (`release`): nothing would ever thaw what it left in the background.
     package func follow(_ source: any DesktopFocusSource) async {
         log("session: following the focus on \(source.origin)")
         do {
@@ -33,7 +35,34 @@ package actor ForegroundFollower {
             }
         } catch {
             log("session: the focus source ended: \(error); the foreground is left to joule app")
+            await release()
         }
+    }
+
+    /// Hands the apps back as they were before the focus was followed: each app last moved
+    /// out of the foreground is brought back there (thawed, if it was suspended). For when
+    /// nothing will move them again: the focus source ended, or the agent stops. Returns the
+    /// moves; an app whose move failed is tried again at the next call.
+    @discardableResult
+    package func release() async -> [(String, AppLifecycleRequest)] {
+        var moves: [(String, AppLifecycleRequest)] = []
+        for (name, state) in sent.sorted(by: { $0.key < $1.key }) {
+            guard state != .active else {
+                sent[name] = nil
+                continue
+            }
+            do throws(BusError) {
+                _ = try await call(AppLifecycleRequest.foreground.busMember, [.string(name)])
+                sent[name] = nil
+                moves.append((name, .foreground))
+            } catch {
+                say("cannot bring \(name) back to the foreground: \(error)")
+            }
+        }
+        if !moves.isEmpty {
+            log("session: no focus to follow: \(moves.map(\.0).joined(separator: ", ")) back in the foreground")
+        }
+        return moves
     }
 
     /// The moves for one snapshot; returns them (app, request) for tests and logs.

@@ -129,6 +129,8 @@ public enum SessionAgent {
             group.cancelAll()
         }
         focus?.stop()
+        // Nothing moves the apps once the agent is gone: none is left in the background.
+        if focus != nil { await follower.release() }
         await lowPower.stop()
         await session.close()
         await system?.close()

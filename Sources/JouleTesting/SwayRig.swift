@@ -15,6 +15,8 @@ public final class SwayRig {
     public let scratch: ScratchDirectory
     /// sway's IPC socket (what SWAYSOCK would be).
     public let socket: String
+    /// sway's Wayland socket, a name in `scratch` (what WAYLAND_DISPLAY would be).
+    public let waylandDisplay: String
     private let sway: Process
 
     public struct Window: Sendable, Hashable {
@@ -48,12 +50,14 @@ public final class SwayRig {
         // In its own directory: as nobody, sway (and the foot it starts, which would fail to
         // enter it) cannot use a working directory under a 0700 checkout.
         sway = try X11Rig.start(executable, arguments, output: log, errors: log, environment: environment, directory: scratch.path)
-        var found: String?
+        var found: (ipc: String, wayland: String)?
         let deadline = ContinuousClock.now + .seconds(30)
         while found == nil, ContinuousClock.now < deadline, sway.isRunning {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? []
-            if let name = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }) {
-                found = scratch.path + "/" + name
+            // The Wayland socket (wayland-N, beside its .lock) and the IPC socket.
+            if let ipc = names.first(where: { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }),
+               let wayland = names.filter({ $0.hasPrefix("wayland-") && !$0.hasSuffix(".lock") }).min() {
+                found = (scratch.path + "/" + ipc, wayland)
             } else {
                 try await Task.sleep(for: .milliseconds(20))
             }
@@ -62,12 +66,17 @@ public final class SwayRig {
             X11Rig.kill(sway)
             throw X11Rig.Failure.didNotStart("sway", (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
         }
-        socket = found
+        socket = found.ipc
+        waylandDisplay = found.wayland
         // The socket exists a moment before sway answers on it.
         guard await eventually(timeout: 30, { (try? await self.swaymsg(["-t", "get_version"])) != nil }) else {
             throw X11Rig.Failure.didNotStart("sway", (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
         }
     }
+
+    /// What a Wayland client started outside the rig needs to open its window in this sway
+    /// (as root it may use nobody's socket).
+    public var clientEnvironment: [String: String] { ["WAYLAND_DISPLAY": waylandDisplay, "XDG_RUNTIME_DIR": scratch.path] }
 
     deinit {
         // foot exits when its compositor goes.
@@ -100,6 +109,20 @@ public final class SwayRig {
         guard await eventually(timeout: 30, { (try? await self.swaymsg(["-t", "get_tree"]))?.contains("\"pid\": \(pid),") == true })
         else { throw X11Rig.Failure.didNotStart("foot \(appID)", "pid \(pid) never in sway's tree") }
         return Window(appID: appID, pid: pid)
+    }
+
+    /// The pid sway's tree gives the window with app id `appID` (nil: no such window yet).
+    public func pid(ofAppID appID: String) async throws -> Int32? {
+        let tree = try await swaymsg(["-t", "get_tree"])
+        func find(_ node: Any) -> Int32? {
+            guard let node = node as? [String: Any] else { return nil }
+            if node["app_id"] as? String == appID, let pid = node["pid"] as? Int { return Int32(pid) }
+            for key in ["nodes", "floating_nodes"] {
+                for child in node[key] as? [Any] ?? [] { if let pid = find(child) { return pid } }
+            }
+            return nil
+        }
+        return find(try JSONSerialization.jsonObject(with: Data(tree.utf8)))
     }
 
     /// Ends sway (SIGKILL: gone as from a crash).

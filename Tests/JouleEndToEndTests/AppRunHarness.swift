@@ -21,10 +21,11 @@ final class AppRunHarness: @unchecked Sendable {
 
     /// `runOptions` go to joule run; `appOptions` to the test app (or `command` replaces it).
     /// `window` (a script and a window name) starts an X11 window as the app's child first, so
-    /// the window's pid is in the app's process tree (and cgroup).
+    /// the window's pid is in the app's process tree (and cgroup); `child` starts any command
+    /// there instead (a Wayland client, say).
     init(
         runOptions: [String] = [], appOptions: [String] = [], command: [String]? = nil, extraEnvironment: [String: String] = [:],
-        window: (script: String, name: String)? = nil
+        window: (script: String, name: String)? = nil, child: [String]? = nil
     ) throws {
         name = "t" + UUID().uuidString.prefix(8).lowercased()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("joule-app-\(name)").path
@@ -37,9 +38,10 @@ final class AppRunHarness: @unchecked Sendable {
         self.environment = environment
         process.executableURL = CLIHarness.binary
         var app = command ?? ["/usr/bin/python3", Self.testApp, "--log", logPath] + appOptions
-        if let window {
+        if let child = child ?? window.map({ ["/usr/bin/python3", $0.script, $0.name] }) {
             // The shell starts the window, then becomes the app: the window is the app's child.
-            app = ["/bin/sh", "-c", "/usr/bin/python3 \"$0\" \"$1\" >/dev/null & shift 2; exec \"$@\"", window.script, window.name] + app
+            let quoted = child.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+            app = ["/bin/sh", "-c", quoted + " >/dev/null & exec \"$@\"", "sh"] + app
         }
         process.arguments = ["run", "--name", name] + runOptions + ["--"] + app
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
@@ -102,10 +104,19 @@ final class AppRunHarness: @unchecked Sendable {
     func state() async -> String? { (try? await entry())??["state"] as? String }
 
     /// The scheduler state letter of the app's process (`T` when stopped), nil once gone.
-    func processState() -> String? {
-        guard let pid = appPID, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    func processState() -> String? { appPID.flatMap(Self.processState(of:)) }
+
+    /// The scheduler state letter of `pid` (`T` when stopped), nil once gone.
+    static func processState(of pid: Int32) -> String? { statFields(pid)?.first }
+
+    /// The parent of `pid`, nil once gone.
+    static func parent(of pid: Int32) -> Int32? { statFields(pid).flatMap { $0.count > 1 ? Int32($0[1]) : nil } }
+
+    /// The fields of /proc/PID/stat after the command's name, from the state on.
+    private static func statFields(_ pid: Int32) -> [String]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
-        return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").first.map(String.init)
+        return stat[stat.index(close, offsetBy: 2)...].split(separator: " ").map(String.init)
     }
 
     /// utime + stime of the app's process, in clock ticks.

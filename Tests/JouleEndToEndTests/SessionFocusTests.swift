@@ -12,7 +12,7 @@ import Glibc
 /// private bus, an app under `joule run` whose X11 window is its child, another window of no
 /// app, and `joule session` watching the display. Focus moves with xdotool; the app hears its
 /// lifecycle events in order, is suspended once minimised past its grace, and thawed when
-/// activated again.
+/// activated again. The X server dying is said in the agent's log, and leaves nothing frozen.
 @Suite(.serialized, .enabled("needs Xvfb, openbox, xdotool, x11-utils, python3-xlib: run scripts/install-deps.sh (CI requires them)") {
     X11Rig.shouldRun
 })
@@ -41,27 +41,8 @@ struct SessionFocusTests {
         try await rig.xdotool(["windowactivate", "--sync", editor])
 
         // joule session, on the same private bus, as the session's agent.
-        let home = run.directory + "/session-home"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        let agent = Process()
-        agent.executableURL = CLIHarness.binary
-        agent.arguments = ["session"]
-        var environment = ProcessInfo.processInfo.environment
-        for (key, value) in [
-            "DISPLAY": display, "DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address, "DBUS_SESSION_BUS_ADDRESS": daemon.bus.address,
-            "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_STATE_HOME": home + "/state", "JOULE_STATE_DIR": home + "/state",
-        ] { environment[key] = value }
-        environment["SWAYSOCK"] = nil
-        environment["I3SOCK"] = nil
-        agent.environment = environment
-        let agentLog = run.directory + "/session.log"
-        _ = FileManager.default.createFile(atPath: agentLog, contents: nil)
-        agent.standardError = FileHandle(forWritingAtPath: agentLog)
-        agent.standardOutput = FileHandle.nullDevice
-        try agent.run()
-        defer { if agent.isRunning { kill(agent.processIdentifier, SIGKILL) } }
-        let said = { (try? String(contentsOfFile: agentLog, encoding: .utf8)) ?? "" }
-        #expect(try await eventually { said().contains("following the focus on \(display)") }, "\(said())")
+        let agent = try SessionAgentHarness(directory: run.directory, bus: daemon.bus.address, focus: ["DISPLAY": display])
+        #expect(try await eventually { agent.log.contains("following the focus on \(display)") }, "\(agent.log)")
 
         // Another window takes the focus: the app is visible but not focused.
         try await rig.xdotool(["windowactivate", "--sync", String(other.id)])
@@ -81,9 +62,44 @@ struct SessionFocusTests {
         #expect(await run.state() == "active")
         #expect(run.processState() != "T")
 
-        kill(agent.processIdentifier, SIGTERM)
-        agent.waitUntilExit()
-        #expect(agent.terminationStatus == 0, "\(said())")
+        #expect(await agent.terminate() == 0, "\(agent.log)")
+        try await run.move("terminate")
+        #expect(await run.exitStatus() == 0)
+    }
+
+    /// As under sway (SessionSwayFocusTests): the display gone while the app is suspended.
+    @Test func theXServerDyingIsSaidAndLeavesNothingFrozen() async throws {
+        let rig = try await X11Rig()
+        let daemon = try await DaemonHarness()
+        try await daemon.start()
+        defer { daemon.end() }
+        let display = rig.display
+        let run = try AppRunHarness(
+            runOptions: ["--grace", "0.3"], extraEnvironment: ["DBUS_SYSTEM_BUS_ADDRESS": daemon.bus.address, "DISPLAY": display],
+            window: (Self.windowScript, "editor"))
+        guard await run.waitReady() else { return }
+        _ = try await rig.openWindow("other")
+        #expect(try await eventually { try await !Self.windows(rig, "editor").isEmpty }, "the app's window is mapped")
+        let editor = try #require(try await Self.windows(rig, "editor").first)
+        let agent = try SessionAgentHarness(directory: run.directory, bus: daemon.bus.address, focus: ["DISPLAY": display])
+        #expect(try await eventually { agent.log.contains("following the focus on \(display)") }, "\(agent.log)")
+        try await rig.xdotool(["windowminimize", "--sync", editor])
+        await run.wait(60, "didEnterBackground") { run.heardEvents == ["willResignActive", "didEnterBackground"] }
+        await run.wait(60, "suspended") { await run.state() == "suspended" }
+
+        await rig.killServer()
+        let said = "session: the focus source ended: X11 display \(display): connection: connection failed or broke (the X server went away?)"
+        #expect(await eventually(timeout: 60) { agent.log.contains(said) }, "\(agent.log)")
+        #expect(await eventually(timeout: 60) { agent.log.contains("session: no focus to follow: \(run.name) back in the foreground") },
+                "\(agent.log)")
+        await run.wait(60, "didBecomeActive") {
+            run.heardEvents == ["willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive"]
+        }
+        #expect(await run.state() == "active")
+        #expect(run.processState() != "T")
+        #expect(agent.isRunning, "\(agent.log)")
+
+        #expect(await agent.terminate() == 0, "\(agent.log)")
         try await run.move("terminate")
         #expect(await run.exitStatus() == 0)
     }

@@ -59,6 +59,13 @@ import Testing
             #expect(try await apps.methodCalls("Foreground") == [[.string("editor")]])
             #expect(try await apps.methodCalls("Inactive") == [[.string("editor")]])
             #expect(try await apps.methodCalls("Background") == [[.string("editor")]])
+            // Handed back (the focus source gone): the app it left in the background comes to
+            // the foreground, once; an app it left active is not called.
+            #expect(await follower.release().map { "\($0.0) \($0.1)" } == ["editor foreground"])
+            #expect(await follower.release().isEmpty)
+            #expect(try await apps.methodCalls("Foreground") == [[.string("editor")], [.string("editor")]])
+            #expect(await follower.apply(window(focused: true)).map { "\($0.0) \($0.1)" } == ["editor foreground"])
+            #expect(await follower.release().isEmpty)
             await bus.close()
         }
     }
