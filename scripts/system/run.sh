@@ -165,22 +165,8 @@ timeout -s KILL "$timeout_s" bash -c "$(declare -f qemu_run); $(declare -p vmlin
 rc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))
-# The VM's journal of joule.service, copied to the run disk by the runner, for a failure.
-passed=0; failed=0; skips=0; problems=()
-for n in "${want[@]}"; do
-    line=$(grep -E "^SYSTEM-SCENARIO $n (PASS|FAIL|SKIP) " "$log" | tail -n 1 || true)
-    case $line in
-    *" PASS "*) passed=$((passed + 1)) ;;
-    *" SKIP "*) skips=$((skips + 1)) ;;
-    *" FAIL "*) failed=$((failed + 1)); problems+=("$n failed") ;;
-    *) failed=$((failed + 1)); problems+=("$n reported no result") ;;
-    esac
-done
-if ((rc == 124 || rc == 137)); then
-    problems+=("timed out after ${timeout_s}s: qemu killed")
-elif ! grep -qE '^system: [0-9]+ passed, [0-9]+ failed$' "$log"; then
-    problems+=("the VM did not finish (qemu exit $rc)")
-fi
+. scripts/vm/tally.sh
+tally SYSTEM-SCENARIO system
 if ((${#problems[@]} > 0)); then
     echo "test-system: FAILED in ${elapsed}s: ${problems[*]}; serial log: $log (last lines below)" >&2
     tail -n 40 "$log" >&2

@@ -203,21 +203,8 @@ if ((rc == 124 || rc == 137)); then
 fi
 elapsed=$((SECONDS - start))
 
-passed=0; failed=0; skips=0; problems=()
-for n in "${want[@]}"; do
-    line=$(grep -E "^VM-SCENARIO $n (PASS|FAIL|SKIP) " "$log" | tail -n 1 || true)
-    case $line in
-    *" PASS "*) passed=$((passed + 1)) ;;
-    *" SKIP "*) skips=$((skips + 1)) ;;
-    *" FAIL "*) failed=$((failed + 1)); problems+=("$n failed") ;;
-    *) failed=$((failed + 1)); problems+=("$n reported no result") ;;
-    esac
-done
-if ((rc == 124 || rc == 137)); then
-    problems+=("timed out after ${timeout_s}s: qemu killed")
-elif ! grep -qE '^vm: [0-9]+ passed, [0-9]+ failed$' "$log"; then
-    problems+=("the VM did not finish (qemu exit $rc)")
-fi
+. scripts/vm/tally.sh
+tally VM-SCENARIO vm
 if ((${#problems[@]} > 0)); then
     echo "test-vm: FAILED in ${elapsed}s: ${problems[*]}; serial log: $log (last lines below)" >&2
     tail -n 25 "$log" | grep -vE '^vm: [0-9]+ passed, [0-9]+ failed$' >&2
