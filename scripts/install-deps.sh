@@ -2,7 +2,7 @@
 # Installs Debian packages only where missing: by default what Joule builds and tests against,
 # or the packages named as arguments (scripts/bench.py passes its peers).
 set -euo pipefail
-if (($# > 0)); then packages=("$@"); else packages=(libudev-dev libbluetooth-dev umockdev pkg-config libsystemd-dev libsqlite3-dev libssl3 dbus-daemon systemd python3-dbusmock gpsd gpsd-clients python3-prometheus-client libgudev-1.0-0 libpolkit-gobject-1-0 librsvg2-bin tzdata libxcb1-dev libxcb-res0-dev xvfb openbox xdotool x11-utils python3-xlib sway foot dconf-service dconf-cli libglib2.0-bin gsettings-desktop-schemas dpkg-dev lintian); fi
+if (($# > 0)); then packages=("$@"); else packages=(libudev-dev libbluetooth-dev umockdev pkg-config libsystemd-dev libsqlite3-dev libssl3 dbus-daemon systemd python3-dbusmock gpsd gpsd-clients python3-prometheus-client libgudev-1.0-0 libpolkit-gobject-1-0 librsvg2-bin tzdata libxcb1-dev libxcb-res0-dev xvfb openbox i3-wm xdotool x11-utils python3-xlib sway foot dconf-service dconf-cli libglib2.0-bin gsettings-desktop-schemas dpkg-dev lintian); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

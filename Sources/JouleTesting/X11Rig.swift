@@ -1,8 +1,8 @@
 import Foundation
 
 /// A real X11 desktop for the focus tests: Xvfb on a display it picks itself (`-displayfd`),
-/// openbox as the EWMH window manager, and client windows from Tests/Support/x11_window.py
-/// (python3-xlib), moved with xdotool. Every process is ended when the rig goes away.
+/// openbox (or i3) as the EWMH window manager, and client windows from
+/// Tests/Support/x11_window.py (python3-xlib), moved with xdotool (or i3-msg). Every process is ended when the rig goes away.
 /// Output goes to files in the scratch directory, never to pipes (an orphan holding a pipe
 /// would hang `swift test`).
 public final class X11Rig {
@@ -17,6 +17,22 @@ public final class X11Rig {
 
     /// Whether the tests run: always in CI (CI=true), where a missing tool must fail them.
     public static var shouldRun: Bool { ProcessInfo.processInfo.environment["CI"] == "true" || missing.isEmpty }
+
+    /// The window managers a rig can run.
+    public enum Manager: Sendable {
+        case openbox
+        /// i3 with a config of its own (no bar, its IPC socket in the scratch directory).
+        case i3
+    }
+
+    static let i3Tools = ["/usr/bin/i3", "/usr/bin/i3-msg"]
+    /// Whether the i3 tests run: as `shouldRun`, with i3 too.
+    public static var shouldRunI3: Bool {
+        ProcessInfo.processInfo.environment["CI"] == "true"
+            || (missing.isEmpty && i3Tools.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) })
+    }
+    /// i3's IPC socket (`I3SOCK`), when the rig runs i3.
+    public private(set) var i3Socket: String?
 
     static let windowScript = PackageRoot.url.appendingPathComponent("Tests/Support/x11_window.py").path
 
@@ -34,10 +50,11 @@ public final class X11Rig {
         public var pid: Int32
     }
 
-    /// Starts Xvfb, and openbox unless `windowManager` is false, and waits until openbox has
-    /// set `_NET_SUPPORTING_WM_CHECK` on the root window.
-    public init(windowManager: Bool = true) async throws {
-        guard Self.missing.isEmpty else { throw Failure.missing(Self.missing) }
+    /// Starts Xvfb, and the window manager (`manager`) unless `windowManager` is false, and
+    /// waits until it has set `_NET_SUPPORTING_WM_CHECK` on the root window.
+    public init(windowManager: Bool = true, manager: Manager = .openbox) async throws {
+        let missing = Self.missing + (manager == .i3 ? Self.i3Tools.filter { !FileManager.default.isExecutableFile(atPath: $0) } : [])
+        guard missing.isEmpty else { throw Failure.missing(missing) }
         scratch = try ScratchDirectory(prefix: "joule-x11")
         let out = scratch.path + "/xvfb.out"
         let xvfb = try Self.start(
@@ -57,17 +74,39 @@ public final class X11Rig {
         }
         display = ":\(number)"
         guard windowManager else { return }
-        let openbox = try Self.start(
-            "/usr/bin/openbox", ["--sm-disable"], output: scratch.path + "/openbox.out", errors: scratch.path + "/openbox.out",
-            environment: environment)
-        self.windowManager = openbox
+        let name: String, process: Process
+        switch manager {
+        case .openbox:
+            name = "openbox"
+            process = try Self.start(
+                "/usr/bin/openbox", ["--sm-disable"], output: scratch.path + "/openbox.out", errors: scratch.path + "/openbox.out",
+                environment: environment)
+        case .i3:
+            name = "i3"
+            let socket = scratch.path + "/i3.sock", config = scratch.path + "/i3.config"
+            // No bar block: no i3bar; `-c` skips the first-run wizard.
+            try "# i3 config file (v4)\nfont pango:monospace 8\nipc-socket \(socket)\nfocus_follows_mouse no\nfocus_on_window_activation focus\n".write(
+                toFile: config, atomically: true, encoding: .utf8)
+            i3Socket = socket
+            process = try Self.start(
+                "/usr/bin/i3", ["-c", config], output: scratch.path + "/i3.out", errors: scratch.path + "/i3.out", environment: environment)
+        }
+        self.windowManager = process
+        let environment = environment
         let managed = await eventually(timeout: 30) {
             let result = try? await Program.run("/usr/bin/xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"], environment: environment)
             return result?.stdout.contains("window id") == true
         }
         guard managed else {
-            throw Failure.didNotStart("openbox", (try? String(contentsOfFile: scratch.path + "/openbox.out", encoding: .utf8)) ?? "")
+            throw Failure.didNotStart(name, (try? String(contentsOfFile: scratch.path + "/\(name).out", encoding: .utf8)) ?? "")
         }
+    }
+
+    /// Runs i3-msg with `command` on the rig's i3.
+    public func i3msg(_ command: String) async throws {
+        guard let i3Socket else { throw Failure.command("i3-msg \(command)", "the rig runs no i3") }
+        let result = try await Program.run("/usr/bin/i3-msg", ["-s", i3Socket, command], environment: environment, mergingErrors: true, timeout: 30)
+        guard result.status == 0, !result.stdout.contains("\"success\":false") else { throw Failure.command("i3-msg \(command)", result.stdout) }
     }
 
     deinit {

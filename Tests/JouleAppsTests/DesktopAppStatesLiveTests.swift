@@ -51,6 +51,32 @@ import Testing
         #expect(await latest.states([editor.pid: .background, browser.pid: .background]))
     }
 
+    /// i3 (`I3SOCK` and `DISPLAY` set, as i3 sets them): the session's source is X11, whose
+    /// EWMH properties name the pids i3's tree lacks; i3-msg moves focus, workspaces and the
+    /// scratchpad.
+    @Test(.enabled("needs Xvfb, i3, xdotool, x11-utils, python3-xlib: run scripts/install-deps.sh") { X11Rig.shouldRunI3 })
+    func i3() async throws {
+        let rig = try await X11Rig(manager: .i3)
+        let socket = try #require(rig.i3Socket)
+        let kind = try DesktopFocusSourceKind.choose(environment: ["I3SOCK": socket, "DISPLAY": rig.display])
+        #expect(kind == .x11(display: rig.display))
+        let editor = try await rig.openWindow("editor")
+        let browser = try await rig.openWindow("browser", setsPID: false)
+        let source = try kind.open()
+        defer { source.stop() }
+        let latest = Latest(source)
+        // Tiled side by side on workspace 1; i3 focuses the newest.
+        #expect(await latest.states([editor.pid: .inactive, browser.pid: .active]))
+        try await rig.i3msg("[id=\(editor.id)] focus")
+        #expect(await latest.states([editor.pid: .active, browser.pid: .inactive]))
+        try await rig.i3msg("[id=\(browser.id)] move container to workspace 2")
+        #expect(await latest.states([editor.pid: .active, browser.pid: .background]))
+        try await rig.i3msg("[id=\(editor.id)] move scratchpad")
+        #expect(await latest.states([editor.pid: .background, browser.pid: .background]))
+        try await rig.i3msg("workspace 2")
+        #expect(await latest.states([editor.pid: .background, browser.pid: .active]))
+    }
+
     @Test(.enabled("needs sway, foot: run scripts/install-deps.sh") { SwayRig.shouldRun })
     func sway() async throws {
         let rig = try await SwayRig()

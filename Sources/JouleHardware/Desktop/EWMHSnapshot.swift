@@ -20,12 +20,15 @@ public enum EWMHSnapshot {
         public var wmPID: [UInt32]?
         public var wmState: [UInt32]?
         public var wmDesktop: [UInt32]?
+        /// ICCCM's WM_STATE: [state, icon window], state 0 Withdrawn, 1 Normal, 3 Iconic.
+        public var icccmState: [UInt32]?
         public var clientPID: Int32?
 
-        public init(wmPID: [UInt32]?, wmState: [UInt32]?, wmDesktop: [UInt32]?, clientPID: Int32? = nil) {
+        public init(wmPID: [UInt32]?, wmState: [UInt32]?, wmDesktop: [UInt32]?, icccmState: [UInt32]? = nil, clientPID: Int32? = nil) {
             self.wmPID = wmPID
             self.wmState = wmState
             self.wmDesktop = wmDesktop
+            self.icccmState = icccmState
             self.clientPID = clientPID
         }
     }
@@ -49,9 +52,18 @@ public enum EWMHSnapshot {
             result.append(
                 DesktopWindow(
                     id: UInt64(id), pid: pid(window), isFocused: id == active,
-                    isHidden: window.wmState?.contains(hiddenAtom) ?? false, isOnCurrentWorkspace: onCurrent))
+                    isHidden: window.wmState?.contains(hiddenAtom) == true || unmappedByTheManager(window),
+                    isOnCurrentWorkspace: onCurrent))
         }
         return DesktopSnapshot(windows: result)
+    }
+
+    /// ICCCM's WM_STATE is Withdrawn while the window is still a client: i3 leaves a window in
+    /// its scratchpad so (with _NET_WM_DESKTOP "all desktops", which alone would read as shown
+    /// everywhere). Iconic is not taken as hidden: openbox sets it for windows on other
+    /// desktops too, and EWMH managers mark a minimised window _NET_WM_STATE_HIDDEN anyway.
+    static func unmappedByTheManager(_ window: Window) -> Bool {
+        window.icccmState?.first == 0
     }
 
     /// `_NET_WM_PID` when it is a plausible pid, else what XRes said.

@@ -21,6 +21,8 @@ enum XCBGateway {
         var wmState: xcb_atom_t = 0
         var wmStateHidden: xcb_atom_t = 0
         var wmDesktop: xcb_atom_t = 0
+        /// ICCCM's WM_STATE (also its type).
+        var icccmState: xcb_atom_t = 0
     }
 
     /// Connects to `display`, checks that an EWMH window manager runs, selects PropertyNotify on
@@ -110,7 +112,7 @@ enum XCBGateway {
         if notify.window == root {
             return [atoms.activeWindow, atoms.clientList, atoms.currentDesktop].contains(notify.atom)
         }
-        return [atoms.wmState, atoms.wmDesktop, atoms.wmPID].contains(notify.atom)
+        return [atoms.wmState, atoms.wmDesktop, atoms.wmPID, atoms.icccmState].contains(notify.atom)
     }
 
     /// Reads the root's and every client's properties, pipelined (all requests sent, then the
@@ -131,13 +133,13 @@ enum XCBGateway {
         selected = Set(ids).union([root])
         let cookies = ids.map {
             (request(connection, $0, atoms.wmPID, cardinal), request(connection, $0, atoms.wmState, atom),
-             request(connection, $0, atoms.wmDesktop, cardinal))
+             request(connection, $0, atoms.wmDesktop, cardinal), request(connection, $0, atoms.icccmState, atoms.icccmState))
         }
         var windows: [UInt32: EWMHSnapshot.Window] = [:]
         for (id, cookie) in zip(ids, cookies) {
             windows[id] = EWMHSnapshot.Window(
                 wmPID: values(connection, cookie.0, cardinal), wmState: values(connection, cookie.1, atom),
-                wmDesktop: values(connection, cookie.2, cardinal))
+                wmDesktop: values(connection, cookie.2, cardinal), icccmState: values(connection, cookie.3, atoms.icccmState))
         }
         if hasXRes {
             let missing = ids.filter { EWMHSnapshot.pid(windows[$0]!) == nil }
@@ -178,7 +180,7 @@ enum XCBGateway {
     private static func internAtoms(_ connection: OpaquePointer, display: String) throws(HardwareError) -> Atoms {
         let names = [
             "_NET_ACTIVE_WINDOW", "_NET_CLIENT_LIST", "_NET_CURRENT_DESKTOP", "_NET_SUPPORTING_WM_CHECK", "_NET_WM_PID",
-            "_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "_NET_WM_DESKTOP",
+            "_NET_WM_STATE", "_NET_WM_STATE_HIDDEN", "_NET_WM_DESKTOP", "WM_STATE",
         ]
         let cookies = names.map { name in xcb_intern_atom(connection, 0, UInt16(name.utf8.count), name) }
         var found: [xcb_atom_t] = []
@@ -191,7 +193,7 @@ enum XCBGateway {
         }
         return Atoms(
             activeWindow: found[0], clientList: found[1], currentDesktop: found[2], supportingWMCheck: found[3],
-            wmPID: found[4], wmState: found[5], wmStateHidden: found[6], wmDesktop: found[7])
+            wmPID: found[4], wmState: found[5], wmStateHidden: found[6], wmDesktop: found[7], icccmState: found[8])
     }
 
     /// Whether the server has X-Resource 1.2 (QueryClientIds, the pid of a client's connection).

@@ -24,6 +24,23 @@ import Testing
         #expect(snapshot.focused?.pid == 22)
     }
 
+    /// ICCCM's WM_STATE: Withdrawn while still a client is i3's scratchpad (whose
+    /// _NET_WM_DESKTOP says "all desktops"); Iconic (openbox's for other desktops too), Normal,
+    /// a short or missing value change nothing.
+    @Test func icccmWithdrawnIsHidden() {
+        let root = EWMHSnapshot.Root(activeWindow: nil, clientList: [1, 2, 3, 4, 5], currentDesktop: [0])
+        let windows: [UInt32: EWMHSnapshot.Window] = [
+            1: .init(wmPID: [1], wmState: nil, wmDesktop: [0], icccmState: [3, 0]),
+            2: .init(wmPID: [2], wmState: [], wmDesktop: [EWMHSnapshot.allDesktops], icccmState: [0, 0]),
+            3: .init(wmPID: [3], wmState: nil, wmDesktop: [0], icccmState: [1, 0]),
+            4: .init(wmPID: [4], wmState: nil, wmDesktop: [0], icccmState: []),
+            5: .init(wmPID: [5], wmState: nil, wmDesktop: [0]),
+        ]
+        let snapshot = EWMHSnapshot.decode(root: root, windows: windows, hiddenAtom: Self.hidden)
+        #expect(snapshot.windows.map(\.isHidden) == [false, true, false, false, false])
+        #expect(snapshot.windows.map(\.isVisible) == [true, false, true, true, true])
+    }
+
     @Test func thePidComesFromNetWMPidElseXResElseIsUnknown() {
         let root = EWMHSnapshot.Root(activeWindow: nil, clientList: [1, 2, 3, 4, 5], currentDesktop: nil)
         let windows: [UInt32: EWMHSnapshot.Window] = [
