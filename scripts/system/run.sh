@@ -27,15 +27,8 @@ timeout_s=${SYSTEM_TIMEOUT:-1200}
 memory=${SYSTEM_MEMORY:-1536}
 mkdir -p "$cache"
 
-skipped() {
-    echo "############################################################" >&2
-    echo "SKIPPED: systemd VM tests (make test-system) did not run: $*" >&2
-    echo "############################################################" >&2
-    echo "system: SKIPPED: $*"
-    exit 0
-}
-die() { echo "test-system: $*" >&2; echo "system: 0 passed, 1 failed"; exit 1; }
-step() { printf 'test-system: %s\n' "$*" >&2; }
+target=test-system word=system what="systemd VM tests (make test-system)"
+. scripts/vm/report.sh
 
 all=()
 for f in Tests/System/scenarios/*.sh; do [[ -x $f ]] && all+=("$(basename "$f" .sh)"); done
@@ -165,8 +158,7 @@ timeout -s KILL "$timeout_s" bash -c "$(declare -f qemu_run); $(declare -p vmlin
 rc=${PIPESTATUS[0]}
 set -e
 elapsed=$((SECONDS - start))
-. scripts/vm/tally.sh
-tally SYSTEM-SCENARIO system
+tally SYSTEM-SCENARIO
 if ((${#problems[@]} > 0)); then
     echo "test-system: FAILED in ${elapsed}s: ${problems[*]}; serial log: $log (last lines below)" >&2
     tail -n 40 "$log" >&2

@@ -22,15 +22,8 @@ memory=${VM_MEMORY:-}
 SWIFT=${SWIFT:-swift}
 mkdir -p "$cache"
 
-skipped() {
-    echo "############################################################" >&2
-    echo "SKIPPED: VM tests (make test-vm) did not run: $*" >&2
-    echo "############################################################" >&2
-    echo "vm: SKIPPED: $*"
-    exit 0
-}
-die() { echo "test-vm: $*" >&2; echo "vm: 0 passed, 1 failed"; exit 1; }
-step() { printf 'test-vm: %s\n' "$*" >&2; }
+target=test-vm word=vm what="VM tests (make test-vm)"
+. scripts/vm/report.sh
 
 # --- which scenarios -------------------------------------------------------------------------
 # Tests/VM/scenarios/ run by default; Tests/VM/bench/ (measurements for `make bench`, minutes
@@ -203,8 +196,7 @@ if ((rc == 124 || rc == 137)); then
 fi
 elapsed=$((SECONDS - start))
 
-. scripts/vm/tally.sh
-tally VM-SCENARIO vm
+tally VM-SCENARIO
 if ((${#problems[@]} > 0)); then
     echo "test-vm: FAILED in ${elapsed}s: ${problems[*]}; serial log: $log (last lines below)" >&2
     tail -n 25 "$log" | grep -vE '^vm: [0-9]+ passed, [0-9]+ failed$' >&2
