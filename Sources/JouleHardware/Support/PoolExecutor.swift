@@ -299,7 +299,12 @@ final class PoolExecutor: TaskExecutor, SchedulingExecutor, @unchecked Sendable 
             if let job = popReady() {
                 // The timers still pending get a waiter while this job runs (it may block in
                 // the kernel): one more wakeup per timer fired, against timers late by as long.
-                if !timerWaiting, !timers.isEmpty { wakeIdleWorker() }
+                // With no idle worker (this one may be the waiter, taken for a job), a new one
+                // while the pool has room: else a job blocking here held every timer back (seen
+                // as a 30 s stall in PoolExecutorTests under load).
+                if !timerWaiting, !timers.isEmpty, !wakeIdleWorker(), workerThreads.count + workersStarting < maximumWorkers {
+                    _ = startWorker()
+                }
                 signal.unlock()
                 job.runSynchronously(on: asUnownedTaskExecutor())
                 signal.lock()
